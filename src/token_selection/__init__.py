@@ -3,10 +3,19 @@ Provably Selects Important Tokens* (Wu, Shevchenko, Oymak, Mondelli, NeurIPS 202
 
 from .importance import BinnedStats, bin_by_importance, posterior_gap, signed_frequency, token_counts
 from .max_margin import MaxMarginSolution, max_margin_direction, selection_pairs, solve_max_margin
-from .model import CLSAttention, gathered_logits, logistic_loss, masked_softmax
+from .model import CLSAttention, gather_tokens, gathered_logits, logistic_loss, masked_softmax
+from .multiclass import (
+    class_probabilities,
+    class_signed_frequency,
+    multiclass_logits,
+    multiclass_one_step_embeddings,
+    predicted_multiclass_one_step,
+)
+from .naive import gather_then_attend, loop_logits
 from .one_step import one_step_embeddings, one_step_sample_weights, predicted_one_step
 from .scale import SCALE_VARIABLE, by_scale, compute_scale
 from .synthetic import SyntheticData, make_synthetic
+from .theory_plots import fit_line, loglog_slope, plot_against_importance, plot_loglog_fit, plot_training_curves
 from .training import TrainingHistory, train_cls
 
 __all__ = [
@@ -19,7 +28,11 @@ __all__ = [
     "bin_by_importance",
     "by_scale",
     "compute_scale",
+    "gather_tokens",
+    "gather_tokens",
     "gathered_logits",
+    "gather_then_attend",
+    "loop_logits",
     "logistic_loss",
     "make_synthetic",
     "masked_softmax",
@@ -32,6 +45,20 @@ __all__ = [
     "signed_frequency",
     "solve_max_margin",
     "token_counts",
+    "token_table",
     "train_cls",
+]
+# theory chapters 3-4: the K-class one step and the shared plot helpers
+__all__ += [
+    "class_probabilities",
+    "class_signed_frequency",
+    "fit_line",
+    "loglog_slope",
+    "multiclass_logits",
+    "multiclass_one_step_embeddings",
+    "plot_against_importance",
+    "plot_loglog_fit",
+    "plot_training_curves",
+    "predicted_multiclass_one_step",
 ]
 __version__ = "0.1.0"

@@ -29,6 +29,62 @@ def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None) -> torch.Ten
     return weights / weights.sum(dim=-1, keepdim=True)
 
 
+class _GatherTokens(torch.autograd.Function):
+    """``table[X]`` for a (V,) table, whose backward sums the (n, T) gradient per token with bincount.
+
+    torch's own backward for indexing (``index_put_`` with accumulation) is several
+    times slower on the CPU; ``bincount`` is also deterministic there.
+    """
+
+    @staticmethod
+    def forward(ctx, table: torch.Tensor, X: torch.Tensor) -> torch.Tensor:
+        ctx.save_for_backward(X)
+        ctx.vocab_size = table.shape[0]
+        return table[X]
+
+    @staticmethod
+    def backward(ctx, grad: torch.Tensor) -> tuple[torch.Tensor, None]:
+        (X,) = ctx.saved_tensors
+        summed = torch.bincount(X.reshape(-1), weights=grad.reshape(-1), minlength=ctx.vocab_size)
+        return summed.to(grad.dtype), None
+
+
+class _TokenTable(torch.autograd.Function):
+    """``(E p, E v)``: two (V,) mat-vecs whose backward writes the (V, d) gradient of E in one buffer.
+
+    Autograd of two separate mat-vecs would allocate two (V, d) outer products and
+    add them; a stacked (V, d) x (d, 2) product is slower still on the CPU, where
+    skinny matrix products are far from peak speed.
+    """
+
+    @staticmethod
+    def forward(ctx, E: torch.Tensor, p: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        ctx.save_for_backward(E, p, v)
+        return E @ p, E @ v
+
+    @staticmethod
+    def backward(ctx, grad_scores: torch.Tensor, grad_values: torch.Tensor) -> tuple[torch.Tensor | None, ...]:
+        E, p, v = ctx.saved_tensors
+        grad_E = grad_p = grad_v = None
+        if ctx.needs_input_grad[0]:
+            grad_E = torch.outer(grad_scores, p).addr_(grad_values, v)
+        if ctx.needs_input_grad[1]:
+            grad_p = E.T @ grad_scores
+        if ctx.needs_input_grad[2]:
+            grad_v = E.T @ grad_values
+        return grad_E, grad_p, grad_v
+
+
+def token_table(E: torch.Tensor, p: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(E p, E v)``: the two (V,) vectors through which the logit depends on E. E: (V, d); p, v: (d,)."""
+    return _TokenTable.apply(E, p, v)
+
+
+def gather_tokens(table: torch.Tensor, X: torch.Tensor) -> torch.Tensor:
+    """``table[X]``: (n, T) from a (V,) per-token table, with a fast, deterministic backward."""
+    return _GatherTokens.apply(table, X)
+
+
 def gathered_logits(
     token_scores: torch.Tensor, token_values: torch.Tensor, X: torch.Tensor, mask: torch.Tensor | None
 ) -> tuple[torch.Tensor, torch.Tensor]:
@@ -37,8 +93,8 @@ def gathered_logits(
     token_scores = E p and token_values = E v: (V,); X: (n, T) checked ids;
     mask: (n, T) checked bool or None. Cost O(n T) after the two mat-vecs.
     """
-    weights = masked_softmax(token_scores[X], mask)
-    return (weights * token_values[X]).sum(dim=-1), weights
+    weights = masked_softmax(gather_tokens(token_scores, X), mask)
+    return (weights * gather_tokens(token_values, X)).sum(dim=-1), weights
 
 
 def logistic_loss(logits: torch.Tensor, y_signed: torch.Tensor) -> torch.Tensor:
@@ -97,4 +153,4 @@ class CLSAttention(nn.Module):
     def forward(self, X: ArrayLike, mask: ArrayLike | None = None) -> torch.Tensor:
         """Logits ``f(X)``: (n,). X: (n, T) token ids; mask: (n, T) bool or None."""
         X, mask = self._checked(X, mask)
-        return gathered_logits(self.token_scores(), self.token_values(), X, mask)[0]
+        return gathered_logits(*token_table(self.E, self.p, self.v), X, mask)[0]
