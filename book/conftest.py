@@ -96,8 +96,8 @@ def open_page(browser, site_url: str) -> Iterator[Callable[[str], object]]:
         page.route("**/*", route)
         page.on("console", lambda message: message.type == "error" and page.console_errors.append(message.text))
         page.on("pageerror", lambda error: page.console_errors.append(f"uncaught: {error}"))
+        page.set_default_timeout(60_000)
         page.goto(site_url + path, wait_until="load")
-        page.wait_for_load_state("networkidle")
         pages.append(page)
         return page
 

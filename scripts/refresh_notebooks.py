@@ -35,6 +35,13 @@ def refresh(path: Path, timeout: int) -> float:
     seconds = time.perf_counter() - start
     nbformat.write(nb, path)
     subprocess.run([sys.executable, "-m", "nbstripout", "--keep-id", str(path)], check=True)
+    # nbstripout drops every execution count, but nbval treats a cell with outputs and no
+    # count as an unrun cell: number the kept cells again.
+    nb = nbformat.read(path, as_version=4)
+    kept = [cell for cell in nb.cells if cell.cell_type == "code" and cell.metadata.get("keep_output")]
+    for count, cell in enumerate(kept, start=1):
+        cell.execution_count = count
+    nbformat.write(nb, path)
     return seconds
 
 

@@ -3,7 +3,7 @@ Provably Selects Important Tokens* (Wu, Shevchenko, Oymak, Mondelli, NeurIPS 202
 
 from .importance import BinnedStats, bin_by_importance, posterior_gap, signed_frequency, token_counts
 from .max_margin import MaxMarginSolution, max_margin_direction, selection_pairs, solve_max_margin
-from .model import CLSAttention, gather_tokens, gathered_logits, logistic_loss, masked_softmax
+from .model import CLSAttention, gather_tokens, gathered_logits, logistic_loss, masked_softmax, token_table
 from .multiclass import (
     class_probabilities,
     class_signed_frequency,
@@ -28,7 +28,6 @@ __all__ = [
     "bin_by_importance",
     "by_scale",
     "compute_scale",
-    "gather_tokens",
     "gather_tokens",
     "gathered_logits",
     "gather_then_attend",
