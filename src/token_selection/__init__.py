@@ -1,6 +1,8 @@
 """token_selection: the course package for *Attention with Trained Embeddings
 Provably Selects Important Tokens* (Wu, Shevchenko, Oymak, Mondelli, NeurIPS 2025)."""
 
+from .explorer import ExplorerConfig, ExplorerResult, LiveExplorer, draw_panels, explore, live_explorer, static_explorer
+from .explorer_grid import load_or_compute_grid
 from .importance import BinnedStats, bin_by_importance, posterior_gap, signed_frequency, token_counts
 from .max_margin import MaxMarginSolution, max_margin_direction, selection_pairs, solve_max_margin
 from .model import CLSAttention, gather_tokens, gathered_logits, logistic_loss, masked_softmax, token_table
@@ -59,5 +61,16 @@ __all__ += [
     "plot_loglog_fit",
     "plot_training_curves",
     "predicted_multiclass_one_step",
+]
+# chapter 5: the explorer
+__all__ += [
+    "ExplorerConfig",
+    "ExplorerResult",
+    "LiveExplorer",
+    "draw_panels",
+    "explore",
+    "live_explorer",
+    "load_or_compute_grid",
+    "static_explorer",
 ]
 __version__ = "0.1.0"
