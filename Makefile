@@ -14,10 +14,9 @@ CHROMIUM  ?= $(shell command -v chromium || command -v chromium-browser)
 
 export PATH := $(BIN):$(PATH)
 export PYTHONHASHSEED := 0
-export MPLBACKEND := Agg
 export TOKEN_SELECTION_DATA ?= $(abspath ../shared/data)
 
-.PHONY: install book test lint unit notebooks browser clean
+.PHONY: install book test lint unit notebooks browser explorer-grid clean
 
 install: $(STAMP)
 
@@ -53,7 +52,12 @@ browser:
 	fi
 
 test: $(STAMP) lint browser book
+	$(PY) scripts/build_explorer_grid.py --check
 	$(PY) -m pytest src book notebooks --nbval-lax --durations=15
+
+# Recompute the static explorer's precomputed grid (book/_static/explorer/grid.json) when it is stale.
+explorer-grid: $(STAMP)
+	$(PY) scripts/build_explorer_grid.py
 
 # Re-execute every chapter at the fast scale and strip outputs, keeping only the
 # cells whose output nbval compares (cell metadata keep_output: true).
