@@ -716,7 +716,7 @@ STATIC_JS = r"""
   var tries = 0;
   function start() {
     if (!window.Plotly) {
-      // only this page needs plotly.js: load the site's own copy (the book's _static folder), never a CDN
+      // only this page needs plotly.js: load the copy in the book's own _static folder
       if (tries === 0 && !document.getElementById("plotly-local-js")) {
         var script = document.createElement("script");
         script.id = "plotly-local-js";
