@@ -10,7 +10,7 @@ time per epoch, the total time, validation and test accuracy, and the hardware.
     python benchmarks/train_imdb.py --d 256             # a smaller model
 
 The reviews come from the Hugging Face hub or from ``$TOKEN_SELECTION_DATA`` (see
-``token_selection.reviews``); tokenisation is cached and timed separately.
+``token_selection.real_data.reviews``); tokenisation is cached and timed separately.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ import time
 import torch
 
 from token_selection import CLSAttention
-from token_selection.joint_training import accuracy, hardware_name, train_jointly
-from token_selection.real_data_experiment import experiment_settings
-from token_selection.text_encoding import prepare_reviews
+from token_selection.real_data.encoding import prepare_reviews
+from token_selection.real_data.experiment import experiment_settings
+from token_selection.real_data.trainer import accuracy, hardware_name, train_jointly
 
 
 def main() -> None:

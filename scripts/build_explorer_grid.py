@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from token_selection.explorer_grid import GRID_AXES, GridCacheError, compute_grid, read_grid, write_grid
+from token_selection.explorer.grid import GRID_AXES, GridCacheError, compute_grid, read_grid, write_grid
 
 DEFAULT_PATH = Path(__file__).resolve().parent.parent / "book" / "_static" / "explorer" / "grid.json"
 

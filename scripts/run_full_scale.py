@@ -5,7 +5,7 @@
 
 A part is ``theory`` (the synthetic claims of chapters 3-5, with the longer full-scale
 sweeps) or ``<dataset>:<variants>`` with dataset ``imdb`` or ``yelp_polarity`` and variants
-from ``token_selection.ablations.VARIANTS`` (comma-separated; ``all`` for every one). The
+from ``token_selection.real_data.ablations.VARIANTS`` (comma-separated; ``all`` for every one). The
 real-data parts train at the full scale (every review, the real-data chapters' full
 tokenisation, d = 2048): minutes per one-layer model on a GPU, hours on two CPU cores.
 Trained models are cached (train-if-missing), and each part is merged into the results file
@@ -24,8 +24,8 @@ from pathlib import Path
 
 os.environ.setdefault("TOKEN_SELECTION_SCALE", "full")  # before the package reads it
 
-from token_selection.ablations import VARIANTS, default_settings, run_yelp_stars  # noqa: E402
-from token_selection.reproduction import (  # noqa: E402
+from token_selection.real_data.ablations import VARIANTS, default_settings, run_yelp_stars  # noqa: E402
+from token_selection.report.reproduction import (  # noqa: E402
     read_results,
     real_data_measurements,
     stamp,

@@ -1,24 +1,12 @@
 """token_selection: the course package for *Attention with Trained Embeddings
 Provably Selects Important Tokens* (Wu, Shevchenko, Oymak, Mondelli, NeurIPS 2025)."""
 
-from .checkpoints import train_or_load
-from .explorer import ExplorerConfig, ExplorerResult, LiveExplorer, draw_panels, explore, live_explorer, static_explorer
-from .explorer_grid import load_or_compute_grid
-from .importance import BinnedStats, bin_by_importance, posterior_gap, signed_frequency, token_counts
-from .joint_training import accuracy, one_step_then_freeze, train_jointly
-from .max_margin import MaxMarginSolution, max_margin_direction, selection_pairs, solve_max_margin
-from .model import CLSAttention, gather_tokens, gathered_logits, logistic_loss, masked_softmax, token_table
-from .multiclass import (
-    class_probabilities,
-    class_signed_frequency,
-    multiclass_logits,
-    multiclass_one_step_embeddings,
-    predicted_multiclass_one_step,
-)
-from .naive import gather_then_attend, loop_logits
-from .one_step import one_step_embeddings, one_step_sample_weights, predicted_one_step
-from .real_data_experiment import experiment_settings, trained_model
-from .real_data_figures import (
+from .explorer.explorer import ExplorerConfig, ExplorerResult, LiveExplorer, draw_panels, explore, live_explorer, static_explorer
+from .explorer.grid import load_or_compute_grid
+from .real_data.checkpoints import train_or_load
+from .real_data.encoding import prepare_reviews
+from .real_data.experiment import experiment_settings, trained_model
+from .real_data.figures import (
     attention_html,
     importance_profile,
     plot_importance_profiles,
@@ -26,13 +14,25 @@ from .real_data_figures import (
     selected_tokens_table,
     token_importance,
 )
-from .reviews import load_reviews, split_validation
+from .real_data.reviews import load_reviews, split_validation
+from .real_data.trainer import accuracy, one_step_then_freeze, train_jointly
+from .real_data.two_layer_model import TwoLayerCLSAttention
 from .scale import SCALE_VARIABLE, by_scale, compute_scale
-from .synthetic import SyntheticData, make_synthetic
-from .text_encoding import prepare_reviews
-from .theory_plots import fit_line, loglog_slope, plot_against_importance, plot_loglog_fit, plot_training_curves
-from .training import TrainingHistory, train_cls
-from .two_layer_model import TwoLayerCLSAttention
+from .theory.importance import BinnedStats, bin_by_importance, posterior_gap, signed_frequency, token_counts
+from .theory.max_margin import MaxMarginSolution, max_margin_direction, selection_pairs, solve_max_margin
+from .theory.model import CLSAttention, gather_tokens, gathered_logits, logistic_loss, masked_softmax, token_table
+from .theory.multiclass import (
+    class_probabilities,
+    class_signed_frequency,
+    multiclass_logits,
+    multiclass_one_step_embeddings,
+    predicted_multiclass_one_step,
+)
+from .theory.naive import gather_then_attend, loop_logits
+from .theory.one_step import one_step_embeddings, one_step_sample_weights, predicted_one_step
+from .theory.plots import fit_line, loglog_slope, plot_against_importance, plot_loglog_fit, plot_training_curves
+from .theory.synthetic import SyntheticData, make_synthetic
+from .theory.training import TrainingHistory, train_cls
 
 __all__ = [
     "SCALE_VARIABLE",
@@ -108,8 +108,8 @@ __all__ += [
 ]
 # chapter 8 and the reproduction report: attention variants (ours) and the shape rules
 # (the experiment runners live in token_selection.ablations and token_selection.reproduction)
-from .attention_variants import AttentionMLP, KeyQueryTwoLayerAttention, MultiClassCLSAttention  # noqa: E402
-from .shape_metrics import ShapeSummary, compare_spread, shape_of, shape_of_means  # noqa: E402
+from .real_data.attention_variants import AttentionMLP, KeyQueryTwoLayerAttention, MultiClassCLSAttention  # noqa: E402
+from .theory.shape import ShapeSummary, compare_spread, shape_of, shape_of_means  # noqa: E402
 
 __all__ += [
     "AttentionMLP",
@@ -120,4 +120,4 @@ __all__ += [
     "shape_of",
     "shape_of_means",
 ]
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: E402

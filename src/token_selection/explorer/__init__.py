@@ -1,0 +1,1 @@
+"""The explorer of chapter 5: the grid computation, the live widget and the static figure."""

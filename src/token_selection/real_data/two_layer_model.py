@@ -1,0 +1,134 @@
+"""The course's two-layer ``<cls>`` attention model (our own design; the paper's exact form is not public).
+
+Layer 1 attends with a fixed query ``p1`` and writes the attended embedding into
+the ``<cls>`` representation, which starts at ``p2`` (a residual connection);
+layer 2 attends with that representation as its query; the head reads ``v``:
+
+    q1 = softmax_i(p1 . E_{x_i}),            h = sum_i q1_i E_{x_i}
+    q2 = softmax_i((p2 + h) . E_{x_i}),      f(X) = sum_i q2_i (E_{x_i} . v)
+
+Like the one-layer model it has no key, query or value matrices, so ``E_s . v``
+is still a token's contribution to the logit and ``E_s . p2`` its sequence-
+independent part of the layer-2 score. With ``p1 = 0`` the first layer averages
+the sequence. Because the layer-2 query depends on the sequence, its scores cannot
+be gathered from per-token scalars alone. Two primitives keep the cost at O(B T d)
+without storing a (B, T, d) tensor for the backward pass: ``h`` is an
+``embedding_bag`` (a weighted sum of rows of ``E``), and the scores ``E_{x_i} . h``
+come from ``gather_dot``, whose backward is two more ``embedding_bag`` calls.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from ..theory.model import gather_tokens, masked_softmax, token_table
+from ..validation import ArrayLike, check_mask, check_positive_int, check_tokens
+
+
+class _GatherDot(torch.autograd.Function):
+    """``out[b, t] = E[X[b, t]] . H[b]`` with a backward that never builds a (B, T, d) gradient.
+
+    grad_H[b] = sum_t g[b, t] E[X[b, t]] is an ``embedding_bag`` over each row; grad_E[s]
+    = sum over occurrences of s of g[b, t] H[b] is an ``embedding_bag`` of rows of H
+    with one bag per token (occurrences sorted by token). Both are deterministic on the CPU.
+    """
+
+    @staticmethod
+    def forward(ctx, E: torch.Tensor, X: torch.Tensor, H: torch.Tensor) -> torch.Tensor:
+        ctx.save_for_backward(E, X, H)
+        return torch.bmm(F.embedding(X, E), H[:, :, None]).squeeze(-1)
+
+    @staticmethod
+    def backward(ctx, grad: torch.Tensor) -> tuple[torch.Tensor | None, None, torch.Tensor | None]:
+        E, X, H = ctx.saved_tensors
+        grad_E = grad_H = None
+        if ctx.needs_input_grad[0]:
+            tokens, order = X.reshape(-1).sort(stable=True)
+            counts = torch.bincount(tokens, minlength=E.shape[0])
+            rows = torch.div(order, X.shape[1], rounding_mode="floor")
+            offsets = torch.cumsum(counts, 0) - counts
+            grad_E = F.embedding_bag(rows, H, offsets, mode="sum", per_sample_weights=grad.reshape(-1)[order])
+        if ctx.needs_input_grad[2]:
+            grad_H = F.embedding_bag(X, E, mode="sum", per_sample_weights=grad)
+        return grad_E, None, grad_H
+
+
+def gather_dot(E: torch.Tensor, X: torch.Tensor, H: torch.Tensor) -> torch.Tensor:
+    """``E[X[b, t]] . H[b]``: (B, T). E: (V, d); X: (B, T) ids; H: (B, d)."""
+    return _GatherDot.apply(E, X, H)
+
+
+def gather_sum(E: torch.Tensor, X: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
+    """``sum_t weights[b, t] E[X[b, t]]``: (B, d). E: (V, d); X: (B, T) ids; weights: (B, T)."""
+    return F.embedding_bag(X, E, mode="sum", per_sample_weights=weights)
+
+
+class TwoLayerCLSAttention(nn.Module):
+    """Holds ``E`` (V, d), ``p1``, ``p2`` and ``v`` (d,).
+
+    Initialisation as in ``CLSAttention``: ``E``, ``v`` ~ N(0, I/d) and ``p1 = p2 = 0``,
+    from a generator seeded with ``seed``.
+    """
+
+    def __init__(self, vocab_size: int, d: int, *, seed: int = 0, dtype: torch.dtype = torch.float32) -> None:
+        super().__init__()
+        self.vocab_size = check_positive_int(vocab_size, "vocab_size")
+        self.d = check_positive_int(d, "d")
+        if not dtype.is_floating_point:
+            raise ValueError(f"dtype must be a floating-point dtype, got {dtype}")
+        gen = torch.Generator().manual_seed(int(seed))
+        scale = d**-0.5
+        self.E = nn.Parameter(torch.randn(vocab_size, d, generator=gen, dtype=torch.float64).mul_(scale).to(dtype))
+        self.v = nn.Parameter(torch.randn(d, generator=gen, dtype=torch.float64).mul_(scale).to(dtype))
+        self.p1 = nn.Parameter(torch.zeros(d, dtype=dtype))
+        self.p2 = nn.Parameter(torch.zeros(d, dtype=dtype))
+
+    def token_scores(self) -> torch.Tensor:
+        """``E p2``: (V,) the sequence-independent part of every token's layer-2 score."""
+        return self.E @ self.p2
+
+    def first_layer_scores(self) -> torch.Tensor:
+        """``E p1``: (V,) every token's layer-1 score."""
+        return self.E @ self.p1
+
+    def token_values(self) -> torch.Tensor:
+        """``E v``: (V,) value (logit contribution) of every token."""
+        return self.E @ self.v
+
+    def logits_and_attention(self, X: torch.Tensor, mask: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Logits (B,), layer-1 and layer-2 weights (B, T) for checked X: (B, T), mask: (B, T) or None.
+
+        The forward pass holds a transient (B, T, d) gather; callers batch large inputs.
+        """
+        scores1, values = token_table(self.E, self.p1, self.v)
+        q1 = masked_softmax(gather_tokens(scores1, X), mask)
+        h = gather_sum(self.E, X, q1)
+        scores2 = gather_tokens(self.E @ self.p2, X) + gather_dot(self.E, X, h)
+        q2 = masked_softmax(scores2, mask)
+        return (q2 * gather_tokens(values, X)).sum(-1), q1, q2
+
+    def _checked(self, X: ArrayLike, mask: ArrayLike | None) -> tuple[torch.Tensor, torch.Tensor | None]:
+        X = check_tokens(X, self.vocab_size).to(self.E.device)
+        return X, check_mask(mask, X)
+
+    def attention(self, X: ArrayLike, mask: ArrayLike | None = None, *, layer: int = 2, batch_size: int = 1024) -> torch.Tensor:
+        """Softmax weights of ``layer`` (1 or 2): (n, T); padded positions get exactly 0."""
+        if layer not in (1, 2):
+            raise ValueError(f"layer must be 1 or 2, got {layer!r}")
+        X, mask = self._checked(X, mask)
+        parts = []
+        for first in range(0, X.shape[0], batch_size):
+            rows = slice(first, first + batch_size)
+            parts.append(self.logits_and_attention(X[rows], None if mask is None else mask[rows])[layer])
+        return torch.cat(parts)
+
+    def forward(self, X: ArrayLike, mask: ArrayLike | None = None, *, batch_size: int = 1024) -> torch.Tensor:
+        """Logits ``f(X)``: (n,). X: (n, T) token ids; mask: (n, T) bool or None."""
+        X, mask = self._checked(X, mask)
+        parts = []
+        for first in range(0, X.shape[0], batch_size):
+            rows = slice(first, first + batch_size)
+            parts.append(self.logits_and_attention(X[rows], None if mask is None else mask[rows])[0])
+        return torch.cat(parts)

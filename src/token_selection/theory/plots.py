@@ -1,0 +1,146 @@
+"""Plots shared by the theory chapters: token quantities against importance,
+log-log fits, and training curves against the (log) step.
+
+Every function draws on a matplotlib ``Axes`` it is given and returns the
+numbers it fitted, so a chapter can assert on exactly what the figure shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+import torch
+
+from ..validation import ArrayLike
+from .training import TrainingHistory
+
+if TYPE_CHECKING:  # matplotlib is imported only by the code that draws
+    from matplotlib.axes import Axes
+
+CLASS_COLORS = {1: "tab:red", -1: "tab:blue", 0: "tab:gray"}
+CLASS_LABELS = {1: "positive-relevant", -1: "negative-relevant", 0: "irrelevant"}
+TRAINING_QUANTITIES = {
+    "cosine": r"$\cos(p, p_{\mathrm{mm}})$",
+    "min_relevant_attention": "min over sequences of attention on relevant tokens",
+    "mean_relevant_attention": "mean over sequences of attention on relevant tokens",
+    "p_norm": r"$\|p\|$",
+    "loss": "logistic loss",
+    "grad_norm": r"$\|\nabla_p L\|$",
+}
+
+
+def _as_numpy(x: ArrayLike, name: str) -> np.ndarray:
+    """A 1-D float64 numpy copy of ``x``."""
+    array = x.detach().double().cpu().numpy() if isinstance(x, torch.Tensor) else np.asarray(x, dtype=np.float64)
+    if array.ndim != 1 or array.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D array, got shape {array.shape}")
+    return array
+
+
+def _paired(x: ArrayLike, y: ArrayLike, names: tuple[str, str]) -> tuple[np.ndarray, np.ndarray]:
+    x, y = _as_numpy(x, names[0]), _as_numpy(y, names[1])
+    if x.shape != y.shape:
+        raise ValueError(f"{names[0]} and {names[1]} must have equal length, got {x.size} and {y.size}")
+    if not (np.isfinite(x).all() and np.isfinite(y).all()):
+        raise ValueError(f"{names[0]} and {names[1]} must be finite (no NaN or inf)")
+    return x, y
+
+
+def fit_line(x: ArrayLike, y: ArrayLike) -> tuple[float, float]:
+    """Least-squares line ``y = slope x + intercept``. x, y: (N,) with N >= 2 and x not constant."""
+    x, y = _paired(x, y, ("x", "y"))
+    if x.size < 2 or np.ptp(x) == 0:
+        raise ValueError("fit_line needs at least two distinct x values")
+    slope, intercept = np.polyfit(x, y, 1)
+    return float(slope), float(intercept)
+
+
+def loglog_slope(x: ArrayLike, y: ArrayLike) -> tuple[float, float]:
+    """Exponent ``a`` and prefactor ``c`` of the power law ``y = c x^a`` fitted in log-log space.
+
+    x, y: (N,) strictly positive, N >= 2.
+    """
+    x, y = _paired(x, y, ("x", "y"))
+    if (x <= 0).any() or (y <= 0).any():
+        raise ValueError("loglog_slope needs strictly positive x and y")
+    slope, intercept = fit_line(np.log(x), np.log(y))
+    return slope, float(np.exp(intercept))
+
+
+def plot_loglog_fit(ax: Axes, x: ArrayLike, y: ArrayLike, *, label: str, color: str | None = None) -> float:
+    """Points ``(x, y)`` on log-log axes with the fitted power law; returns the exponent."""
+    slope, prefactor = loglog_slope(x, y)
+    x, y = _as_numpy(x, "x"), _as_numpy(y, "y")
+    (points,) = ax.loglog(x, y, "o", color=color, label=label)
+    grid = np.geomspace(x.min(), x.max(), 50)
+    ax.loglog(grid, prefactor * grid**slope, "--", color=points.get_color(), label=f"fit: slope {slope:.2f}")
+    return slope
+
+
+def plot_against_importance(
+    ax: Axes,
+    importance: ArrayLike,
+    values: ArrayLike,
+    token_class: ArrayLike,
+    *,
+    sizes: ArrayLike | None = None,
+    fit: bool = False,
+) -> tuple[float, float] | None:
+    """Scatter one value per token against its importance, coloured by token class.
+
+    importance, values: (V,) float; token_class: (V,) in {-1, 0, +1} (see ``make_synthetic``);
+    sizes: (V,) marker areas (e.g. raw token counts) or None. With ``fit=True`` the
+    least-squares line over all tokens is drawn and ``(slope, intercept)`` returned.
+    """
+    importance, values = _paired(importance, values, ("importance", "values"))
+    classes = _as_numpy(token_class, "token_class").astype(np.int64)
+    if classes.shape != importance.shape or not set(np.unique(classes)) <= {-1, 0, 1}:
+        raise ValueError(f"token_class must have length {importance.size} and values in {{-1, 0, +1}}")
+    area = np.full(importance.shape, 30.0) if sizes is None else _as_numpy(sizes, "sizes")
+    if area.shape != importance.shape or (area < 0).any():
+        raise ValueError(f"sizes must be {importance.size} non-negative marker areas")
+    for cls in (1, -1, 0):
+        chosen = classes == cls
+        if chosen.any():
+            ax.scatter(
+                importance[chosen], values[chosen], s=area[chosen], c=CLASS_COLORS[cls], label=CLASS_LABELS[cls], alpha=0.75
+            )
+    if not fit:
+        return None
+    slope, intercept = fit_line(importance, values)
+    grid = np.linspace(importance.min(), importance.max(), 2)
+    ax.plot(grid, slope * grid + intercept, "k--", lw=1, label=f"least-squares line, slope {slope:.3g}")
+    return slope, intercept
+
+
+def plot_training_curves(
+    axes: Sequence[Axes],
+    histories: Mapping[str, TrainingHistory],
+    quantities: Sequence[str] = ("cosine", "min_relevant_attention"),
+    *,
+    log_y: Sequence[str] = ("p_norm", "grad_norm"),
+) -> None:
+    """One panel per quantity, one curve per history, against the step on a log axis.
+
+    histories: label -> ``TrainingHistory`` from ``train_cls``; quantities: names of its
+    series (keys of ``TRAINING_QUANTITIES``). The x axis is ``step + 1`` so that step 0
+    shows on the log axis. Quantities named in ``log_y`` get a log y axis.
+    """
+    if len(axes) != len(quantities):
+        raise ValueError(f"need one axis per quantity: got {len(axes)} axes for {len(quantities)} quantities")
+    unknown = [q for q in quantities if q not in TRAINING_QUANTITIES]
+    if unknown:
+        raise ValueError(f"unknown quantities {unknown}; allowed: {sorted(TRAINING_QUANTITIES)}")
+    if not histories:
+        raise ValueError("histories must hold at least one TrainingHistory")
+    for ax, quantity in zip(axes, quantities, strict=True):
+        for label, history in histories.items():
+            series = history.as_arrays()
+            ax.plot(series["step"] + 1, series[quantity], marker=".", label=label)
+        ax.set_xscale("log")
+        if quantity in log_y:
+            ax.set_yscale("log")
+        ax.set_xlabel("step + 1 (log scale)")
+        ax.set_ylabel(TRAINING_QUANTITIES[quantity])

@@ -1,0 +1,102 @@
+import numpy as np
+import pytest
+import torch
+
+import token_selection as ts
+from token_selection.theory.multiclass import (
+    class_probabilities,
+    class_signed_frequency,
+    multiclass_logits,
+    multiclass_one_step_embeddings,
+    predicted_multiclass_one_step,
+)
+
+
+def _parameters(V: int, d: int, K: int, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    gen = torch.Generator().manual_seed(seed)
+    E = torch.randn(V, d, generator=gen, dtype=torch.float64) / d**0.5
+    W = torch.randn(K, d, generator=gen, dtype=torch.float64) / d**0.5
+    return E, torch.zeros(d, dtype=torch.float64), W
+
+
+def _labelled(n: int, T: int, V: int, K: int, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+    gen = torch.Generator().manual_seed(seed)
+    return torch.randint(0, V, (n, T), generator=gen), torch.randint(0, K, (n,), generator=gen)
+
+
+def test_closed_form_is_exact_with_start_probabilities():
+    X, y = _labelled(120, 7, 40, 4)
+    E, p, W = _parameters(40, 256, 4)
+    E1 = multiclass_one_step_embeddings(E, p, W, X, y, 50.0)
+    beta = class_signed_frequency(X, y, 4, 40, probabilities=class_probabilities(E, p, W, X))
+    predicted = predicted_multiclass_one_step(E, W, beta, 50.0)
+    assert float((E1 - predicted).norm() / (E1 - E).norm()) < 1e-10
+
+
+def test_uniform_probabilities_are_the_leading_order():
+    X, y = _labelled(120, 7, 40, 3)
+    errors = []
+    for d in (32, 2048):
+        E, p, W = _parameters(40, d, 3)
+        E1 = multiclass_one_step_embeddings(E, p, W, X, y, 50.0)
+        predicted = predicted_multiclass_one_step(E, W, class_signed_frequency(X, y, 3, 40), 50.0)
+        errors.append(float((E1 - predicted).norm() / (E1 - E).norm()))
+    assert errors[0] < 0.3 and errors[1] < errors[0] / 3, errors
+
+
+def test_two_classes_reduce_to_the_binary_step():
+    data = ts.make_synthetic(100, 6, 30, 0.1, seed=4)
+    labels = ((data.y + 1) // 2).long()  # +1 -> class 1, -1 -> class 0
+    beta = class_signed_frequency(data.X, labels, 2, 30)
+    alpha = ts.signed_frequency(data.X, data.y, 30)
+    assert torch.allclose(beta[:, 1], alpha / 2, atol=1e-15) and torch.allclose(beta[:, 0], -alpha / 2, atol=1e-15)
+    # the binary model with v = w_1 - w_0 takes the same step
+    E, p, W = _parameters(30, 64, 2, seed=4)
+    model = ts.CLSAttention(30, 64, dtype=torch.float64)
+    model.E.data.copy_(E)
+    model.v.data.copy_(W[1] - W[0])
+    binary = ts.one_step_embeddings(model, data.X, data.y, 10.0)
+    assert torch.allclose(multiclass_one_step_embeddings(E, p, W, data.X, labels, 10.0), binary, atol=1e-13)
+
+
+def test_logits_match_a_loop_and_padding_counts_nowhere():
+    X, y = _labelled(5, 4, 12, 3, seed=2)
+    E, _, W = _parameters(12, 8, 3, seed=2)
+    p = torch.randn(8, dtype=torch.float64)
+    logits, weights = multiclass_logits(E, p, W, X)
+    for j in range(5):
+        q = torch.softmax(E[X[j]] @ p, 0)
+        assert torch.allclose(logits[j], (q[:, None] * (E[X[j]] @ W.T)).sum(0), atol=1e-14)
+    padded = torch.cat([X, torch.zeros(5, 2, dtype=torch.long)], 1)
+    mask = torch.cat([torch.ones(5, 4, dtype=torch.bool), torch.zeros(5, 2, dtype=torch.bool)], 1)
+    assert torch.allclose(multiclass_logits(E, p, W, padded, mask)[0], logits, atol=1e-14)
+    assert torch.allclose(class_signed_frequency(padded, y, 3, 12, mask), class_signed_frequency(X, y, 3, 12), atol=1e-15)
+
+
+def test_class_signed_frequency_by_hand():
+    X = torch.tensor([[0, 0, 1], [2, 1, 1]])
+    y = torch.tensor([0, 2])
+    beta = class_signed_frequency(X, y, 3, 3).numpy()
+    # token 0: twice in sequence 0 (class 0) -> (2/3) * (1 - 1/3, -1/3, -1/3) / 2
+    np.testing.assert_allclose(beta[0], np.array([2 / 3, -1 / 3, -1 / 3]) * (2 / 3) / 2, atol=1e-15)
+    # class-k signed frequencies of every token sum to zero over k
+    np.testing.assert_allclose(beta.sum(1), 0.0, atol=1e-15)
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda E, p, W, X, y: class_signed_frequency(X, y + 5, 3, 10), "labels must lie in"),
+        (lambda E, p, W, X, y: class_signed_frequency(X, y.double(), 3, 10), "integer class labels"),
+        (lambda E, p, W, X, y: class_signed_frequency(X, y, 1, 10), "num_classes"),
+        (lambda E, p, W, X, y: class_signed_frequency(X, y, 3, 10, probabilities=torch.ones(4, 2)), "probabilities"),
+        (lambda E, p, W, X, y: multiclass_logits(E, p, W[:1], X), "W must have shape"),
+        (lambda E, p, W, X, y: multiclass_logits(E, p[:3], W, X), "p must have shape"),
+        (lambda E, p, W, X, y: predicted_multiclass_one_step(E, W, torch.zeros(10, 2), 1.0), "beta must have shape"),
+    ],
+)
+def test_bad_input_raises_value_error(call, message):
+    X, y = _labelled(4, 3, 10, 3)
+    E, p, W = _parameters(10, 6, 3)
+    with pytest.raises(ValueError, match=message):
+        call(E, p, W, X, y)
