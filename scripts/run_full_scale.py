@@ -24,7 +24,8 @@ from pathlib import Path
 
 os.environ.setdefault("TOKEN_SELECTION_SCALE", "full")  # before the package reads it
 
-from token_selection.real_data.ablations import VARIANTS, default_settings, run_yelp_stars  # noqa: E402
+from token_selection.real_data.ablations import VARIANTS, default_settings  # noqa: E402
+from token_selection.real_data.yelp_stars import run_yelp_stars  # noqa: E402
 from token_selection.report.reproduction import (  # noqa: E402
     read_results,
     real_data_measurements,

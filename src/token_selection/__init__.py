@@ -120,4 +120,4 @@ __all__ += [
     "shape_of",
     "shape_of_means",
 ]
-from ._version import __version__  # noqa: E402
+from ._version import __version__ as __version__  # noqa: E402

@@ -23,8 +23,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..real_data.ablations import VARIANTS, ablation_data, default_settings, make_multiclass_synthetic, run_variant
+from ..real_data.ablations import VARIANTS, ablation_data, default_settings, run_variant
 from ..scale import by_scale, compute_scale
+from ..studies.synthetic_variants import make_multiclass_synthetic
 from ..theory import training
 from ..theory.importance import bin_by_importance, signed_frequency
 from ..theory.max_margin import solve_max_margin

@@ -7,20 +7,16 @@ import torch
 
 import token_selection as ts
 from token_selection.disk_cache import CacheWarning
-from token_selection.real_data.ablations import (
-    AblationSettings,
-    build_variant,
-    class_importance,
-    load_yelp_stars,
-    make_multiclass_synthetic,
-    make_shielding_data,
-    restrict_reviews,
-    run_variant,
-    train_full_batch,
-    train_multiclass,
-)
+from token_selection.real_data.ablations import AblationSettings, build_variant, restrict_reviews, run_variant
 from token_selection.real_data.attention_variants import MultiClassCLSAttention
 from token_selection.real_data.encoding import EncodedReviews, EncodedSplit
+from token_selection.real_data.yelp_stars import load_yelp_stars, train_multiclass
+from token_selection.studies.synthetic_variants import (
+    class_importance,
+    make_multiclass_synthetic,
+    make_shielding_data,
+    train_full_batch,
+)
 
 
 def _split(n: int, T: int, V: int, seed: int) -> EncodedSplit:
