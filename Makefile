@@ -1,13 +1,16 @@
 # The two set-up commands of the README:
-#   make book   builds the book (executes every chapter) into _build/html
-#   make test   runs every test: ruff, unit tests, nbval over notebooks/, browser test of the built book
-# Both create .venv and install what is needed on their first run.
+#   make book   builds the book (executes every chapter not already executed) into _build/html
+#   make test   runs every test: ruff, nbval over notebooks/ (each chapter executes once, here), the book
+#               built from those same runs, unit tests, browser test of the built book
+# Both create .venv and install exactly requirements.lock on their first run.
 
 VENV      ?= .venv
 PYTHON    ?= python3
 BIN       := $(abspath $(VENV))/bin
 PY        := $(BIN)/python
-STAMP     := $(VENV)/.installed
+LOCK      := requirements.lock
+# The stamp is named after the lock's hash: a changed lock installs again.
+STAMP     := $(VENV)/.installed-$(shell sha256sum $(LOCK) 2>/dev/null | cut -c1-16)
 MATHJAX   := book/_static/mathjax/tex-chtml.js
 PLOTLYJS  := book/_static/plotly.min.js
 CHROMIUM  ?= $(shell command -v chromium || command -v chromium-browser)
@@ -16,14 +19,26 @@ export PATH := $(BIN):$(PATH)
 export PYTHONHASHSEED := 0
 export TOKEN_SELECTION_DATA ?= $(abspath ../shared/data)
 
-.PHONY: install book test lint unit notebooks browser explorer-grid clean
+.PHONY: install lock book execute test lint lint-workflows unit nbval notebooks notebook-limits browser explorer-grid \
+        sync-setup-cells colab-check pdf release-check mutation full clean clean-caches
 
 install: $(STAMP)
 
-$(STAMP): requirements.txt pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --disable-pip-version-check -q -r requirements.txt -e .
-	touch $(STAMP)
+# Exactly the lock (no dependency resolution), the package itself without dependencies, then
+# report what the lock does not list. A lock older than requirements.txt stops here: `make lock`.
+$(STAMP): $(LOCK) pyproject.toml requirements.txt
+	$(PYTHON) scripts/lock_requirements.py --check
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --disable-pip-version-check -q --no-deps -r $(LOCK)
+	$(PY) -m pip install --disable-pip-version-check -q --no-deps -e .
+	$(PY) scripts/lock_requirements.py --extras
+	$(PY) -m pip check
+	rm -f $(VENV)/.installed*
+	touch $@
+
+# Pin every package requirements.txt resolves to (pip's resolver, this machine's pip configuration).
+lock:
+	$(PYTHON) scripts/lock_requirements.py
 
 # MathJax from the npm registry, served by the site itself (no CDN).
 $(MATHJAX):
@@ -35,12 +50,21 @@ $(MATHJAX):
 $(PLOTLYJS): $(STAMP)
 	cp "$$($(PY) -c 'import plotly, pathlib; print(pathlib.Path(plotly.__file__).parent / "package_data" / "plotly.min.js")')" $@
 
-book: $(STAMP) $(MATHJAX) $(PLOTLYJS)
+# Chapters run before the build, each under its limit (notebooks/execution_limits.json), into the
+# jupyter-cache the build reads (execute_notebooks: cache); a chapter already run on the same code is reused.
+book: execute $(MATHJAX) $(PLOTLYJS)
 	$(BIN)/jupyter-book build . -W --keep-going
+
+execute: $(STAMP)
+	$(PY) scripts/execute_notebooks.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check src benchmarks
+
+# The GitHub workflows, checked offline.
+lint-workflows: $(STAMP)
+	$(BIN)/actionlint -no-color -oneline
 
 unit: $(STAMP)
 	$(PY) -m pytest src
@@ -51,11 +75,19 @@ browser:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; \
 	fi
 
-test: $(STAMP) lint browser book
+# nbval first: it executes and checks every chapter once and caches each run, so `book` executes nothing again.
+test: $(STAMP) lint lint-workflows browser
+	$(PY) scripts/sync_setup_cells.py --check
+	$(MAKE) --no-print-directory nbval
+	$(MAKE) --no-print-directory book
+	$(MAKE) --no-print-directory pdf
 	$(PY) scripts/build_explorer_grid.py --check
-	$(PY) -m pytest src book notebooks --nbval-lax --durations=15
+	$(PY) -m pytest src book scripts tests_publish --durations=15
 
-# Recompute the static explorer's precomputed grid (book/_static/explorer/grid.json) when it is stale.
+nbval: $(STAMP)
+	$(PY) -m pytest notebooks --nbval-lax --durations=5
+
+# Recompute the static explorer's precomputed grid (src/token_selection/explorer/grid.json, shipped with the package) when it is stale.
 explorer-grid: $(STAMP)
 	$(PY) scripts/build_explorer_grid.py
 
@@ -64,5 +96,43 @@ explorer-grid: $(STAMP)
 notebooks: $(STAMP)
 	$(PY) scripts/refresh_notebooks.py notebooks/*.ipynb
 
+# Rewrite each chapter's execution limit (5x its last measured time, at least 60 s) from the cached runs.
+notebook-limits: $(STAMP)
+	$(PY) scripts/execute_notebooks.py --update-limits
+
+# Rewrite every chapter's first code cell from the template, for the repository and ref in _config.yml.
+sync-setup-cells: $(STAMP)
+	$(PY) scripts/sync_setup_cells.py
+
+# Every chapter as in Colab: the Colab image's versions (ci/colab-versions.txt) in .venv-colab, a
+# stand-in google.colab module, each chapter alone, the course installed by its own first cell.
+colab-check: $(STAMP)
+	$(PY) scripts/colab_check.py
+
+# The whole book as one PDF, _build/pdf/course.pdf: singlehtml build (from the execution cache)
+# printed by headless Chromium.
+pdf: $(STAMP) $(MATHJAX) $(PLOTLYJS) browser
+	$(PY) scripts/build_pdf.py
+
+# Every full-scale result the book shows, resumable (a record whose settings are current is skipped),
+# on the GPU when there is one: real-data experiments, the studies, the report's theory claims.
+# `make full FULL_ARGS=--dry-run` lists every experiment and whether its record exists.
+full: $(STAMP)
+	TOKEN_SELECTION_SCALE=full $(PY) scripts/run_full_scale.py $(FULL_ARGS)
+	TOKEN_SELECTION_SCALE=full $(PY) scripts/run_studies.py --scale full $(FULL_ARGS)
+	@if [ -z "$(FULL_ARGS)" ]; then TOKEN_SELECTION_SCALE=full $(PY) -m token_selection.report.theory_claims; \
+	else echo "report-theory (full): rewritten by 'make full' from its current code"; fi
+
+# Mutation testing of the theory modules, the shape rule and the input checks (slow: the weekly CI job).
+mutation: $(STAMP)
+	$(PY) scripts/mutation.py --max-children $(or $(MUTATION_JOBS),2)
+
+release-check: $(STAMP)
+	$(PY) scripts/release_check.py
+
 clean:
-	rm -rf _build $(VENV)
+	rm -rf _build $(VENV) .venv-colab
+
+# Executed chapters (_build/.jupyter_cache) and the package's tokenised reviews and checkpoints.
+clean-caches:
+	rm -rf _build/.jupyter_cache .cache/token_selection

@@ -1,6 +1,6 @@
 """Time full-scale training of the one-layer model on IMDB (E, p, v jointly, the fast exact form).
 
-Uses the full-scale settings of the real-data chapters (``experiment_settings("full")``:
+Uses the full-scale settings of the real-data chapters (``real_data_settings("full")``:
 all 25,000 training reviews, 10% of them held out for early stopping, T = 512,
 d = 2048, Adam, float32) and trains from scratch (no checkpoint is read). Prints the
 time per epoch, the total time, validation and test accuracy, and the hardware.
@@ -21,14 +21,14 @@ import time
 
 import torch
 
-from token_selection import CLSAttention
 from token_selection.real_data.encoding import prepare_reviews
-from token_selection.real_data.experiment import experiment_settings
-from token_selection.real_data.trainer import accuracy, hardware_name, train_jointly
+from token_selection.real_data.registry import build_model
+from token_selection.real_data.settings import real_data_settings
+from token_selection.real_data.trainer import accuracy, hardware_name, train_model
 
 
 def main() -> None:
-    full = experiment_settings("full")
+    full = real_data_settings("full")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     parser.add_argument("--d", type=int, default=full.d)
@@ -41,7 +41,7 @@ def main() -> None:
     if args.threads:
         torch.set_num_threads(args.threads)
     device = torch.device(args.device)
-    settings = experiment_settings("full", d=args.d, epochs=args.epochs, T=args.T, batch_size=args.batch_size, lr=args.lr)
+    settings = real_data_settings("full", d=args.d, epochs=args.epochs, T=args.T, batch_size=args.batch_size, lr=args.lr)
 
     start = time.perf_counter()
     data = prepare_reviews("imdb", **settings.data_arguments())
@@ -53,8 +53,8 @@ def main() -> None:
     )
     print(f"hardware: {hardware_name(device)}; {platform.platform()}; torch {torch.__version__}")
 
-    model = CLSAttention(data.vocab_size, args.d, seed=settings.seed)
-    history = train_jointly(
+    model = build_model("one_layer", data.vocab_size, args.d, seed=settings.seed)
+    history = train_model(
         model,
         data.train,
         data.validation,

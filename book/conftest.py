@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-SITE = Path(__file__).resolve().parent.parent / "_build" / "html"
+# $BOOK_HTML points the tests at another build (for example a partial one in a scratch folder).
+SITE = Path(os.environ.get("BOOK_HTML") or Path(__file__).resolve().parent.parent / "_build" / "html")
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",

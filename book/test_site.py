@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -22,6 +23,97 @@ KNOWN_HARMLESS_CONSOLE_ERRORS: dict[str, str] = {
 }
 
 RAW_MATH = re.compile(r"\$\$.+?\$\$|(?<![\w$])\$[^$\s][^$\n]{0,200}?[^$\s\\]\$(?![\w$])|\\\(|\\\[")
+
+# MyST that did not render shows up as text. Each pattern is searched in the article's visible prose:
+# without code (blocks and inline spans), outputs and typeset math. A fence broken by backticks in its
+# info string becomes a paragraph whose plain text still holds the fence and its options.
+UNRENDERED_MYST: dict[str, re.Pattern] = {
+    "a directive fence left as text": re.compile(r"(?:```|~~~|:::)\s*\{[\w:.-]+\}"),
+    "a directive option left as text": re.compile(r"(?<![\w:]):(?:label|name|class|nonumber|enumerated|figwidth|align):(?=\s)"),
+    "a role left as text": re.compile(r"\{(?:glue|glue:\w+|eq|ref|numref|doc|cite|cite:\w+|prf:ref|math|download|term)\}"),
+    "a glue reference left as text": re.compile(r"\{glue"),
+    "display math left as text": re.compile(r"\$\$"),
+}
+
+VISIBLE_PROSE = """() => { const a = document.querySelector('article').cloneNode(true);
+  a.querySelectorAll('pre, code, div.highlight, mjx-container, .cell_output, .cell_input, script, style')
+    .forEach(e => e.remove());
+  return a.innerText; }"""
+
+# Every Plotly figure's labels (title, annotations such as subplot titles, axis titles, legend) and the
+# plot areas of its subplots, as page-pixel boxes. An axis title belongs to the subplots whose id names its axis.
+PLOTLY_LABEL_BOXES = """() => [...document.querySelectorAll('.js-plotly-plot')].map((plot, figure) => {
+  const box = (element, kind, axis) => {
+    const r = element.getBoundingClientRect();
+    const text = element.textContent.trim().slice(0, 60);
+    return {kind, axis, text, left: r.left, top: r.top, right: r.right, bottom: r.bottom};
+  };
+  const labels = [];
+  plot.querySelectorAll('.gtitle').forEach(e => labels.push(box(e, 'title', '')));
+  plot.querySelectorAll('g.annotation').forEach(e => labels.push(box(e, 'annotation', '')));
+  plot.querySelectorAll('g.legend').forEach(e => labels.push(box(e, 'legend', '')));
+  plot.querySelectorAll('g.slider-group').forEach(e => labels.push(box(e, 'slider', '')));
+  plot.querySelectorAll('[class^="g-x"][class$="title"], [class^="g-y"][class$="title"]').forEach(e =>
+    labels.push(box(e, 'axis title', e.getAttribute('class').slice(2, -5))));
+  const areas = [...plot.querySelectorAll('.draglayer > g')].map(g => {
+    const drag = g.querySelector('.nsewdrag');
+    return drag ? box(drag, 'plot area', g.getAttribute('class').split(' ')[0]) : null;
+  }).filter(Boolean);
+  const visible = b => b.right - b.left > 0 && b.bottom - b.top > 0 && (b.kind === 'plot area' || b.text);
+  return {figure, id: plot.id || '', labels: labels.filter(visible), areas: areas.filter(visible)};
+})"""
+
+
+def unrendered_myst(text: str) -> list[str]:
+    """What looks like MyST markup left as text in ``text``: 'kind: excerpt' for each find."""
+    found = []
+    for kind, pattern in UNRENDERED_MYST.items():
+        for match in pattern.finditer(text):
+            excerpt = text[max(0, match.start() - 30) : match.end() + 30].replace("\n", " ")
+            found.append(f"{kind}: ...{excerpt}...")
+    return found
+
+
+def _overlap(a: dict, b: dict, tolerance_px: float) -> bool:
+    width = min(a["right"], b["right"]) - max(a["left"], b["left"])
+    height = min(a["bottom"], b["bottom"]) - max(a["top"], b["top"])
+    return width > tolerance_px and height > tolerance_px
+
+
+def _own_area(axis_title: dict, area: dict) -> bool:
+    """Whether ``area`` is a subplot of the axis the title names (subplot "x2y2" owns axes "x2" and "y2")."""
+    match = re.fullmatch(r"(x\d*)(y\d*)", area["axis"])
+    return bool(match) and axis_title["axis"] in match.groups()
+
+
+def overlapping_labels(figures: list[dict], tolerance_px: float = 1.0) -> list[str]:
+    """Figure labels that overlap one another, or an axis title that reaches into another subplot's plot area."""
+    found = []
+    for figure in figures:
+        name = figure["id"] or f"#{figure['figure']}"
+        labels = figure["labels"]
+        for i, a in enumerate(labels):
+            for b in labels[i + 1 :]:
+                if _overlap(a, b, tolerance_px):
+                    found.append(f"figure {name}: {a['kind']} {a['text']!r} overlaps {b['kind']} {b['text']!r}")
+        for title in (label for label in labels if label["kind"] == "axis title"):
+            for area in figure["areas"]:
+                if not _own_area(title, area) and _overlap(title, area, tolerance_px):
+                    found.append(f"figure {name}: axis title {title['text']!r} reaches into the plot area of {area['axis']}")
+    return found
+
+
+def check_rendered(page) -> list[str]:
+    """Every rendering defect the browser can see on ``page``: raw MyST, overlapping figure labels, broken images."""
+    problems = unrendered_myst(page.evaluate(VISIBLE_PROSE))
+    problems += overlapping_labels(page.evaluate(PLOTLY_LABEL_BOXES))
+    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    images = page.evaluate(
+        "[...document.querySelectorAll('article img')]"
+        ".map(i => ({src: i.getAttribute('src'), ok: i.complete && i.naturalWidth > 0}))"
+    )
+    problems += [f"image that did not load: {image['src']}" for image in images if not image["ok"]]
+    return problems
 
 
 def toc_pages() -> list[str]:
@@ -63,17 +155,16 @@ def test_page_renders_offline_with_math_and_figures(open_page, path):
     raw = RAW_MATH.findall(prose)
     assert not raw, f"{path}: raw TeX shows on the page: {raw[:3]}"
 
-    # every image loads
-    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
-    images = page.evaluate(
-        "[...document.querySelectorAll('article img')]"
-        ".map(i => ({src: i.getAttribute('src'), ok: i.complete && i.naturalWidth > 0}))"
-    )
-    broken = [image["src"] for image in images if not image["ok"]]
-    assert not broken, f"{path}: images that did not load: {broken}"
+    # no MyST left as text, no overlapping figure labels, every image loads
+    if page.locator(".js-plotly-plot").count():
+        page.wait_for_function("[...document.querySelectorAll('.js-plotly-plot')].every(p => p._fullLayout)", timeout=20_000)
+    problems = check_rendered(page)
+    assert not problems, f"{path}: rendering defects:\n" + "\n".join(problems)
     source = ROOT / path.replace(".html", ".ipynb")
     if source.exists() and "plt.show()" in source.read_text():
-        assert images, f"{path}: the chapter calls plt.show() but the page has no figure (is a non-inline backend set?)"
+        assert page.locator("article img").count(), (
+            f"{path}: the chapter calls plt.show() but the page has no figure (is a non-inline backend set?)"
+        )
 
     assert page.external_requests == [], f"{path}: requests tried to leave the machine: {page.external_requests}"
     unexpected = [e for e in page.console_errors if not any(known in e for known in KNOWN_HARMLESS_CONSOLE_ERRORS)]
@@ -81,10 +172,85 @@ def test_page_renders_offline_with_math_and_figures(open_page, path):
 
 
 def test_every_chapter_has_a_colab_launch_button(built_site):
+    repository = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]
+    github = repository["url"].removeprefix("https://github.com/")
     for path in PAGES:
         if path.startswith("notebooks/"):
             html = (built_site / path).read_text()
-            expected = (
-                f"colab.research.google.com/github/token-selection-course/attention-selects-tokens/blob/main/{path[:-5]}.ipynb"
-            )
+            expected = f"colab.research.google.com/github/{github}/blob/{repository['branch']}/{path[:-5]}.ipynb"
             assert expected in html, f"{path}: no Colab launch button"
+            assert f"{repository['url']}/issues/new" in html, f"{path}: no issues button"
+
+
+# The checker itself, on pages fed to the browser: it must catch each kind of defect and pass a clean page.
+
+BROKEN_DIRECTIVE = """<article class="bd-article"><section><h1>Two layers</h1>
+<p>```{prf:definition} Two-layer <code class="docutils literal notranslate"><span class="pre">&lt;cls&gt;</span></code>
+attention (ours)
+:label: ch6-def-two-layer</p>
+<p>With embeddings E and two vectors the first layer attends with a fixed query.</p></section></article>"""
+"""What MyST makes of a directive whose title holds backticks (they end a backtick fence's info string)."""
+
+RENDERED_DIRECTIVE = """<article class="bd-article"><section><h1>Two layers</h1>
+<div class="proof definition admonition" id="ch6-def-two-layer"><p class="admonition-title">
+<span class="caption-number">Definition 1 </span> (Two-layer <code>&lt;cls&gt;</code> attention (ours))</p>
+<section class="definition-content"><p>With embeddings E and two vectors the first layer attends.</p></section></div>
+<p>See <a href="#ch6-def-two-layer">Definition 1</a>; the accuracy is 88.1%.</p></section></article>"""
+
+
+def fed_page(browser, article: str):
+    page = browser.new_page()
+    page.set_content(f"<html><body>{article}</body></html>")
+    return page
+
+
+def test_checker_catches_a_directive_left_as_text(browser):
+    problems = check_rendered(fed_page(browser, BROKEN_DIRECTIVE))
+    assert any(p.startswith("a directive fence left as text") and "prf:definition" in p for p in problems), problems
+    assert any(p.startswith("a directive option left as text") for p in problems), problems
+    assert check_rendered(fed_page(browser, RENDERED_DIRECTIVE)) == []
+
+
+@pytest.mark.parametrize(
+    "markup, kind",
+    [
+        ("the accuracy is {glue:text}`acc_trained:.1%`", "a role left as text"),
+        ("the accuracy is {glue}`acc`", "a glue reference left as text"),
+        ("$$ a = b $$", "display math left as text"),
+        (":::{note} text", "a directive fence left as text"),
+    ],
+)
+def test_checker_catches_other_markup_left_as_text(markup, kind):
+    assert any(p.startswith(kind) for p in unrendered_myst(f"Some prose, then {markup}, then more prose.")), kind
+
+
+def test_checker_ignores_markup_inside_code_blocks(browser):
+    code = "```{prf:definition} x\n:label: y\n$$"
+    article = f'<article class="bd-article"><p>Prose.</p><div class="highlight"><pre>{code}</pre></div></article>'
+    assert check_rendered(fed_page(browser, article)) == []
+
+
+def _figure_page(browser, titles: list[str], width_px: int):
+    import plotly
+    from plotly.subplots import make_subplots
+
+    figure = make_subplots(rows=1, cols=3, subplot_titles=titles)
+    for column in (1, 2, 3):
+        figure.add_scatter(x=[0, 1], y=[0, 1], row=1, col=column, name=f"trace {column}")
+    figure.update_layout(title="Three panels", width=width_px, height=300, showlegend=True)
+    page = fed_page(browser, '<article class="bd-article"><div id="figure"></div></article>')
+    page.add_script_tag(path=str(Path(plotly.__file__).parent / "package_data" / "plotly.min.js"))
+    page.evaluate("(spec) => Plotly.newPlot('figure', spec.data, spec.layout)", json.loads(figure.to_json()))
+    return page
+
+
+def test_checker_catches_overlapping_subplot_titles(browser):
+    long_titles = [f"panel {k}: a subplot title far too long for a third of the figure's width" for k in (1, 2, 3)]
+    problems = check_rendered(_figure_page(browser, long_titles, width_px=700))
+    assert any("overlaps" in p and "panel 1" in p for p in problems), problems
+    assert check_rendered(_figure_page(browser, ["alignment", "selection", "training"], width_px=900)) == []
+
+
+def test_checker_catches_a_missing_image(browser):
+    page = fed_page(browser, '<article class="bd-article"><p>A figure:</p><img src="data:image/png;base64,AAAA"></article>')
+    assert any(p.startswith("image that did not load") for p in check_rendered(page))

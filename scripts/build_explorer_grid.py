@@ -1,10 +1,9 @@
 """Regenerate the precomputed grid of the static explorer (chapter 5).
 
-Writes ``book/_static/explorer/grid.json`` and its checksum ``grid.json.sha256``.
-The book build (``notebooks/05_explorer.ipynb``) uses this cache when it is
-current, that is when its checksum matches and it was computed by the present
-code and settings; otherwise the chapter recomputes the grid itself, which
-takes minutes.
+Writes the package data ``src/token_selection/explorer/grid.json`` and its checksum
+``grid.json.sha256``. Chapter 5 uses this cache when it is current, that is when its
+checksum matches and it was computed by the present code and settings; otherwise the
+chapter recomputes the grid itself, which takes minutes.
 
     python scripts/build_explorer_grid.py            # recompute when the cache is not current
     python scripts/build_explorer_grid.py --force    # recompute anyway
@@ -19,18 +18,21 @@ import sys
 import time
 from pathlib import Path
 
-from token_selection.explorer.grid import GRID_AXES, GridCacheError, compute_grid, read_grid, write_grid
+from token_selection.explorer.grid import GRID_AXES, GRID_PATH, GridCacheError, compute_grid, read_grid, write_grid
 
-DEFAULT_PATH = Path(__file__).resolve().parent.parent / "book" / "_static" / "explorer" / "grid.json"
+SOURCE_PATH = Path(__file__).resolve().parent.parent / "src" / "token_selection" / "explorer" / "grid.json"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--path", type=Path, default=DEFAULT_PATH, help="where the grid is cached (default: %(default)s)")
+    parser.add_argument("--path", type=Path, default=SOURCE_PATH, help="where the grid is cached (default: %(default)s)")
     parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="worker processes (default: %(default)s)")
     parser.add_argument("--force", action="store_true", help="recompute even when the cache is current")
     parser.add_argument("--check", action="store_true", help="only report whether the cache is current")
     args = parser.parse_args()
+    if args.path.resolve() == SOURCE_PATH and GRID_PATH != SOURCE_PATH:
+        # a non-editable install reads its own copy: the one written here would not be the one used
+        print(f"note: the installed package reads {GRID_PATH}, not {SOURCE_PATH}; reinstall after regenerating")
 
     try:
         grid = read_grid(args.path)

@@ -13,26 +13,25 @@ import argparse
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import nbformat
-from nbclient import NotebookClient
+from execute_notebooks import execute
 
 MARKER = "# NBVAL_CHECK_OUTPUT"
 
 
-def refresh(path: Path, timeout: int) -> float:
-    """Execute ``path`` in place, mark compared cells, strip the rest; return seconds taken."""
-    nb = nbformat.read(path, as_version=4)
+def refresh(path: Path, limit: float | None) -> float:
+    """Execute ``path`` in place, mark compared cells, strip the rest; return seconds taken.
+
+    The run is the book's (``execute_notebooks.execute``): same executor, under the chapter's time limit.
+    """
+    nb, seconds = execute(path, limit)
     for cell in nb.cells:
         if cell.cell_type == "code":
             cell.metadata.pop("keep_output", None)
             if cell.source.lstrip().startswith(MARKER):
                 cell.metadata["keep_output"] = True
-    start = time.perf_counter()
-    NotebookClient(nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
-    seconds = time.perf_counter() - start
     nbformat.write(nb, path)
     subprocess.run([sys.executable, "-m", "nbstripout", "--keep-id", str(path)], check=True)
     # nbstripout drops every execution count, but nbval treats a cell with outputs and no
@@ -48,11 +47,11 @@ def refresh(path: Path, timeout: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("notebooks", nargs="+", type=Path)
-    parser.add_argument("--timeout", type=int, default=600, help="seconds allowed per cell")
+    parser.add_argument("--limit", type=float, default=None, help="seconds allowed (default: notebooks/execution_limits.json)")
     args = parser.parse_args()
     os.environ.setdefault("TOKEN_SELECTION_SCALE", "fast")
     for path in args.notebooks:
-        print(f"{path}: {refresh(path, args.timeout):.1f} s", flush=True)
+        print(f"{path}: {refresh(path, args.limit):.1f} s", flush=True)
 
 
 if __name__ == "__main__":

@@ -1,105 +1,91 @@
-"""Compute the course's full-scale numbers for the reproduction report and write them to results/full_scale.json.
+"""Run every full-scale real-data experiment the book shows and write its record (``make full``).
 
-    TOKEN_SELECTION_DATA=../shared/data python scripts/run_full_scale.py                  # every part
-    python scripts/run_full_scale.py --parts theory imdb:trained,frozen,one_step          # some parts
+    TOKEN_SELECTION_DATA=../shared/data python scripts/run_full_scale.py            # everything still missing
+    python scripts/run_full_scale.py --dry-run                                       # list, with record status
+    python scripts/run_full_scale.py --only imdb-one_layer-joint yelp_polarity-mlp-joint
 
-A part is ``theory`` (the synthetic claims of chapters 3-5, with the longer full-scale
-sweeps) or ``<dataset>:<variants>`` with dataset ``imdb`` or ``yelp_polarity`` and variants
-from ``token_selection.real_data.ablations.VARIANTS`` (comma-separated; ``all`` for every one). The
-real-data parts train at the full scale (every review, the real-data chapters' full
-tokenisation, d = 2048): minutes per one-layer model on a GPU, hours on two CPU cores.
-Trained models are cached (train-if-missing), and each part is merged into the results file
-as soon as it is done, with the machine, the date and the seconds it took; so a run can be
-stopped and resumed. Parts never run are absent from the file, and the report shows them as
-"not run". The 4-class Yelp experiment needs the Hugging Face hub and is recorded as not run
-when the hub cannot be used.
+Each experiment is ``run_experiment(kind, mode, real_data_settings("full", dataset))``: the
+full preset (d = 2048, every review, 512 tokens), on the GPU when there is one. Resumable: an
+experiment whose full-scale record exists with the current settings hash is skipped, and
+trained models are checkpointed. The 4-class Yelp experiment needs the Hugging Face hub and
+is reported as not run without it.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-from pathlib import Path
+import time
 
-os.environ.setdefault("TOKEN_SELECTION_SCALE", "full")  # before the package reads it
+from token_selection.real_data.pipeline import load_data, record_name, record_settings, run_experiment
+from token_selection.real_data.settings import real_data_settings
+from token_selection.real_data.trainer import default_device, hardware_name
+from token_selection.real_data.yelp_stars import run_yelp_stars
+from token_selection.results import read_record
 
-from token_selection.real_data.ablations import VARIANTS, default_settings  # noqa: E402
-from token_selection.real_data.yelp_stars import run_yelp_stars  # noqa: E402
-from token_selection.report.reproduction import (  # noqa: E402
-    read_results,
-    real_data_measurements,
-    stamp,
-    theory_measurements,
-    timed,
-    write_results,
+ARMS = (
+    ("one_layer", "joint"),
+    ("two_layer", "joint"),
+    ("key_query", "joint"),
+    ("mlp", "joint"),
+    ("one_layer", "one_step_frozen"),
+    ("one_layer", "frozen_random"),
 )
-from token_selection.scale import compute_scale  # noqa: E402
-
-DEFAULT_OUTPUT = Path(__file__).resolve().parents[1] / "results" / "full_scale.json"
-DATASETS = ("imdb", "yelp_polarity")
-
-
-def parse_part(part: str) -> tuple[str, tuple[str, ...]]:
-    """``theory``, ``yelp_stars`` or ``<dataset>:<variants>`` -> (name, variants)."""
-    if part in ("theory", "yelp_stars"):
-        return part, ()
-    name, _, kinds = part.partition(":")
-    if name not in DATASETS:
-        raise SystemExit(f"unknown part {part!r}: use theory, yelp_stars or <dataset>:<variants> with dataset in {DATASETS}")
-    chosen = VARIANTS if kinds in ("", "all") else tuple(kinds.split(","))
-    unknown = sorted(set(chosen) - set(VARIANTS))
-    if unknown:
-        raise SystemExit(f"unknown variants {unknown} in {part!r}; allowed: {VARIANTS}")
-    return name, chosen
+EXPERIMENTS = [(dataset, kind, mode) for dataset in ("imdb", "yelp_polarity") for kind, mode in ARMS]
+EXPERIMENTS.append(("yelp_stars", "multiclass", "joint"))
+RELATIVE_COST = {"one_layer": 1.0, "two_layer": 12.0, "key_query": 10.0, "mlp": 4.0, "multiclass": 3.0}
+"""Rough cost of each kind relative to the one-layer model (measured on 2 CPU cores), for the time estimate."""
+SECONDS_PER_UNIT = 120.0
+"""Prior for one unit of cost (a full-scale one-layer IMDB run on 2 CPU cores), until a run here measures it."""
 
 
-def run_part(name: str, kinds: tuple[str, ...]) -> dict:
-    """The results entry of one part: its numbers (or why it did not run), machine, date, seconds."""
-    if name == "theory":
-        values, seconds = timed(theory_measurements)
-        return {"values": values, "seconds": seconds, **stamp()}
-    if name == "yelp_stars":
-        try:
-            run, seconds = timed(run_yelp_stars, default_settings(), limit=None)
-        except ConnectionError as error:
-            return {"not_run": f"needs the Hugging Face hub: {error}", **stamp()}
-        import numpy as np
-        import torch
-        from scipy.stats import spearmanr
+def settings_of(dataset: str):
+    """The full preset of a dataset (4-class Yelp uses the Yelp preset)."""
+    return real_data_settings("full", "yelp_polarity" if dataset == "yelp_stars" else dataset)
 
-        with torch.no_grad():
-            values = run.model.token_class_values().double().cpu()
-        finite = torch.isfinite(run.importance[:, 0])
-        rho = [spearmanr(run.importance[finite, k], values[finite, k])[0] for k in range(values.shape[1])]
-        values = {"yelp_stars": float(np.min(rho)), "yelp_stars_accuracy": run.test_accuracy}
-        return {"values": values, "seconds": seconds, **stamp()}
-    values, seconds = timed(real_data_measurements, name, kinds, progress=True)
-    return {"values": values, "kinds": list(kinds), "seconds": seconds, **stamp()}
+
+def status(dataset: str, kind: str, mode: str) -> str:
+    """ "current", "stale" (a record under other settings) or "missing"."""
+    name = record_name(dataset, kind, mode)
+    if read_record(name, "full", settings=record_settings(kind, mode, settings_of(dataset), dataset)) is not None:
+        return "current"
+    return "stale" if read_record(name, "full") is not None else "missing"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--parts", nargs="+", default=["theory", "yelp_stars", *(f"{name}:all" for name in DATASETS)])
-    parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT)
+    parser.add_argument("--dry-run", action="store_true", help="list every experiment and its record status; run nothing")
+    parser.add_argument("--only", nargs="+", metavar="RECORD", help="run only these records (names as listed by --dry-run)")
     args = parser.parse_args()
-    if compute_scale() != "full":
-        sys.exit(f"this script writes full-scale results; TOKEN_SELECTION_SCALE is {compute_scale()!r}")
-    for part in args.parts:
-        name, kinds = parse_part(part)
-        print(f"{part}: running ...", flush=True)
-        entry = run_part(name, kinds)
-        results = read_results(args.output) or {}
-        previous = results.get(name, {})
-        if kinds and "values" in previous and "values" in entry:
-            # a later run of other variants of the same dataset adds to the numbers already there
-            training = previous["values"].get("seconds_training", 0.0) + entry["values"].get("seconds_training", 0.0)
-            entry["values"] = {**previous["values"], **entry["values"], "seconds_training": training}
-            entry["kinds"] = sorted(set(previous.get("kinds", [])) | set(entry["kinds"]))
-            entry["seconds"] += previous.get("seconds", 0.0)
-        results[name] = entry
-        write_results(args.output, results)
-        print(f"{part}: done ({entry.get('seconds', 0.0):.0f} s) -> {args.output}", flush=True)
+    chosen = [e for e in EXPERIMENTS if not args.only or record_name(*e) in args.only]
+    if args.only and len(chosen) != len(args.only):
+        sys.exit(f"unknown records in {args.only}; known: {[record_name(*e) for e in EXPERIMENTS]}")
+    todo = [e for e in chosen if status(*e) != "current"]
+    print(f"{len(chosen)} full-scale experiments, {len(todo)} to run, on {hardware_name(default_device())}")
+    for experiment in chosen:
+        print(f"  {record_name(*experiment):40s} record: {status(*experiment)}")
+    if args.dry_run:
+        return
+    seconds_per_unit, data = SECONDS_PER_UNIT, {}
+    for number, (dataset, kind, mode) in enumerate(todo, start=1):
+        remaining = sum(RELATIVE_COST[k] for _, k, _ in todo[number - 1 :]) * seconds_per_unit
+        name = record_name(dataset, kind, mode)
+        print(f"[{number}/{len(todo)}] {name}; estimated time left {remaining / 60:.0f} min", flush=True)
+        start = time.perf_counter()
+        if dataset == "yelp_stars":
+            try:
+                run = run_yelp_stars(settings_of(dataset))
+            except ConnectionError as error:
+                print(f"  not run: the 4-class experiment needs the Hugging Face hub ({error})")
+                continue
+        else:
+            settings = settings_of(dataset)
+            if dataset not in data:
+                data[dataset] = load_data(settings)
+            run = run_experiment(kind, mode, settings, data=data[dataset])
+        print(f"  {run.summary()}", flush=True)
+        if not run.loaded:
+            seconds_per_unit = (time.perf_counter() - start) / RELATIVE_COST[kind]
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 
-SETUP_CELL = '''\
+SETUP_CELL = """\
 # Setup. In Colab: install the course package from the course repository. Elsewhere: nothing to install.
 import os
 import subprocess
@@ -63,7 +63,7 @@ print(f"token_selection {{ts.__version__}} on {{device}}; compute scale: {{ts.co
 print(
     "For the paper's settings, set TOKEN_SELECTION_SCALE=full before running the chapter: "
     "`%env TOKEN_SELECTION_SCALE=full` in Colab (choose a GPU runtime), `TOKEN_SELECTION_SCALE=full make book` locally."
-)'''
+)"""
 
 # Files that may name the course repository, relative to the repository root.
 COPY_GLOBS = (
@@ -80,10 +80,10 @@ COPY_GLOBS = (
     ".github/**/*.md",
 )
 # Repositories other than the course's that these files may link to (by GitHub owner).
-THIRD_PARTY_OWNERS = frozenset({"googlecolab", "executablebooks", "jupyter-book", "rhysd"})
+THIRD_PARTY_OWNERS = frozenset({"googlecolab", "executablebooks", "jupyter-book"})
 
 GITHUB_LINK = re.compile(r"github\.com/([\w.-]+)/([\w.-]+)")
-COLAB_LINK = re.compile(r"colab\.research\.google\.com/github/([\w.-]+)/([\w.-]+)/blob/([\w./-]+?)/notebooks/")
+COLAB_LINK = re.compile(r"colab\.research\.google\.com/github/([\w.-]+)/([\w.-]+)(?:/blob/([\w.-]+))?")
 PAGES_LINK = re.compile(r"([\w-]+)\.github\.io/([\w.-]+)")
 
 
@@ -105,11 +105,6 @@ class CourseLocation:
     def colab_url(self, notebook: str) -> str:
         """The Colab address of ``notebook`` (a path such as ``notebooks/01_model.ipynb``)."""
         return f"https://colab.research.google.com/github/{self.owner}/{self.name}/blob/{self.ref}/{notebook}"
-
-    @property
-    def pages_url(self) -> str:
-        """The GitHub Pages address the publish workflow deploys the book to."""
-        return f"https://{self.owner}.github.io/{self.name}/"
 
 
 def course_location(root: Path = ROOT) -> CourseLocation:
@@ -141,14 +136,24 @@ def first_code_cell(notebook: nbformat.NotebookNode, path: Path) -> nbformat.Not
 
 
 def write_setup_cells(root: Path = ROOT) -> list[Path]:
-    """Rewrite the first code cell of every chapter from the template; return the files changed."""
+    """Write the first code cell of every chapter from the template; return the files changed.
+
+    A first code cell that is not a setup cell (it does not start with ``# Setup``) is kept, and
+    the setup cell is inserted before it.
+    """
     source = setup_cell(course_location(root))
     changed = []
     for path in chapters(root):
         notebook = nbformat.read(path, as_version=4)
         cell = first_code_cell(notebook, path)
-        if cell.source != source or cell.outputs or cell.execution_count is not None:
+        if not cell.source.startswith("# Setup"):
+            cell = nbformat.v4.new_code_cell()
+            notebook.cells.insert(next(i for i, c in enumerate(notebook.cells) if c.cell_type == "code"), cell)
+        tags = cell.metadata.get("tags", [])
+        if cell.source != source or cell.outputs or cell.execution_count is not None or "hide-input" not in tags:
+            # the book shows the set-up cell's output (device and scale) and folds its code away
             cell.source, cell.outputs, cell.execution_count = source, [], None
+            cell.metadata["tags"] = [*(t for t in tags if t != "hide-input"), "hide-input"]
             nbformat.write(notebook, path)
             changed.append(path)
     return changed
@@ -161,8 +166,10 @@ def _disagreements_in(text: str, location: CourseLocation) -> list[str]:
         if owner.lower() not in THIRD_PARTY_OWNERS and (owner, name) != (location.owner, location.name):
             found.append(f"names repository {owner}/{name}")
     for match in COLAB_LINK.finditer(text):
-        if match.group(3) != location.ref:
-            found.append(f"opens Colab at ref {match.group(3)!r}")
+        if (match.group(1), match.group(2)) != (location.owner, location.name):
+            found.append(f"opens Colab on repository {match.group(1)}/{match.group(2)}")
+        elif match.group(3) not in (None, location.ref):
+            found.append(f"opens Colab at ref {match.group(3)}")
     for match in PAGES_LINK.finditer(text):
         if (match.group(1), match.group(2)) != (location.owner, location.name):
             found.append(f"links the site {match.group(0)}")

@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 import platform
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -112,4 +113,82 @@ def read_record(name: str, scale: str, *, settings: dict[str, Any] | None = None
 
 def missing_record_message(name: str, scale: str, command: str) -> str:
     """What a page prints in place of a missing record: how to produce it."""
-    return f"No {scale}-scale record '{name}' yet ({record_path(name, scale)}). Produce it with: {command}"
+    return f"No {scale}-scale record '{name}' yet (token_selection/records/{name}.{scale}.json). Produce it with: {command}"
+
+
+# Tables of records. A page shows records as a Markdown table with a "record" column naming the record of each row
+# and one column per (metric, scale); book/test_records.py reads the built page and checks every cell against the
+# record through the same columns. A column's header is its key in TABLE_COLUMNS followed by " (fast)" or " (full)".
+NO_RECORD = "no record"
+NOT_MEASURED = "not measured"
+
+
+@dataclass(frozen=True)
+class TableColumn:
+    """One metric of a record as a table column: ``path`` into ``record["metrics"]`` (dotted) and a format.
+
+    fmt: "percent" (one decimal, e.g. 80.2 %), "signed" (+0.95), "float" (3 significant digits),
+    "int" (thousands separated), "seconds" (whole seconds), "text".
+    """
+
+    path: str
+    fmt: str
+
+    def cell(self, record: dict[str, Any] | None) -> str:
+        """The cell text of this column for ``record`` (``NO_RECORD`` when None, ``NOT_MEASURED`` when the path is absent)."""
+        if record is None:
+            return NO_RECORD
+        value: Any = record["metrics"]
+        for part in self.path.split("."):
+            if not isinstance(value, dict) or part not in value:
+                return NOT_MEASURED
+            value = value[part]
+        return format_value(value, self.fmt)
+
+
+def format_value(value: Any, fmt: str) -> str:
+    """``value`` as a table cell in format ``fmt`` (see ``TableColumn``)."""
+    formats = {
+        "percent": lambda v: f"{100 * float(v):.1f} %",
+        "signed": lambda v: f"{float(v):+.2f}",
+        "float": lambda v: f"{float(v):.3g}",
+        "int": lambda v: f"{int(v):,}",
+        "seconds": lambda v: f"{float(v):.0f}",
+        "text": str,
+    }
+    if fmt not in formats:
+        raise ValueError(f"fmt must be one of {sorted(formats)}, got {fmt!r}")
+    return formats[fmt](value)
+
+
+TABLE_COLUMNS: dict[str, TableColumn] = {
+    "test accuracy": TableColumn("test_accuracy", "percent"),
+    "E.v shape": TableColumn("values.shape", "text"),
+    "score shape": TableColumn("scores.shape", "text"),
+    "E.v Spearman": TableColumn("values.verdict.spearman", "signed"),
+    "E.v per-bin std": TableColumn("values.mean_bin_std", "float"),
+    "score per-bin std": TableColumn("scores.mean_bin_std", "float"),
+    "epochs": TableColumn("epochs_run", "int"),
+    "training time (s)": TableColumn("train_seconds", "seconds"),
+    "step / eta*": TableColumn("step_factor", "float"),
+    "vocabulary": TableColumn("vocab_size", "int"),
+}
+"""Every column a record table may show, by header (without the scale)."""
+
+
+def records_table(rows: list[tuple[str, str]], columns: list[str], scales: tuple[str, ...] = SCALES) -> str:
+    """A Markdown table of records: one row per ``(label, record name)``, one column per (column header, scale).
+
+    columns: headers of ``TABLE_COLUMNS``. Records are read without a settings check: a record
+    written under other settings is still shown, and its protocol says how it was made.
+    """
+    unknown = sorted(set(columns) - set(TABLE_COLUMNS))
+    if unknown:
+        raise ValueError(f"unknown columns {unknown}; allowed: {sorted(TABLE_COLUMNS)}")
+    headers = ["model", "record"] + [f"{column} ({scale})" for column in columns for scale in scales]
+    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    for label, name in rows:
+        records = {scale: read_record(name, scale) for scale in scales}
+        cells = [TABLE_COLUMNS[column].cell(records[scale]) for column in columns for scale in scales]
+        lines.append("| " + " | ".join([label, name, *cells]) + " |")
+    return "\n".join(lines)

@@ -6,13 +6,14 @@ sliders reach is computed in advance: ``explore`` at each point of
 defaults. Per point the file keeps what the three panels draw, rounded to
 ``DIGITS`` significant digits.
 
-The cache is ``book/_static/explorer/grid.json`` plus ``grid.json.sha256``:
+The cache ships with the package (``GRID_PATH``: ``explorer/grid.json`` plus ``grid.json.sha256``),
+so a chapter opened alone, in Colab for instance, shows the book's figure without recomputing:
 
 - the ``.sha256`` file holds the sha256 of the JSON file's bytes (``sha256sum -c``
   format), so a damaged or hand-edited file is detected;
 - the JSON holds ``config_sha256``, the hash of the grid axes, the fixed
-  settings, the package version and the source of every function that produces
-  the numbers (``code_sha256``). A cache is *current* when both hashes match.
+  settings, the package version and the source of every module that produces
+  the numbers, named by its path in the package (``code_sha256``). A cache is *current* when both hashes match.
   (The chapter also recomputes the default point and compares it with the cache.)
 
 ``python scripts/build_explorer_grid.py`` regenerates it.
@@ -20,7 +21,10 @@ The cache is ``book/_static/explorer/grid.json`` plus ``grid.json.sha256``:
 
 from __future__ import annotations
 
+import ast
 import hashlib
+import importlib
+import importlib.util
 import inspect
 import itertools
 import json
@@ -34,9 +38,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..theory import importance, max_margin, model, one_step, synthetic, training
-from . import explorer
-from .explorer import DEFAULT_CONFIG, ExplorerResult, explore
+from ..theory.synthetic import make_synthetic
+from .compute import ExplorerResult, explore
+from .config import DEFAULT_CONFIG
 
 GRID_AXES: dict[str, tuple] = {
     "delta": (0.0, 0.1, 0.3, 0.5),
@@ -45,7 +49,10 @@ GRID_AXES: dict[str, tuple] = {
 }
 """The settings the static sliders reach; the live explorer's defaults are a grid point."""
 
-GRID_FORMAT = 1
+GRID_PATH = Path(__file__).resolve().parent / "grid.json"
+"""The cached grid, package data: read with the package wherever it is installed."""
+
+GRID_FORMAT = 2
 DIGITS = 4
 """Significant digits kept per stored number (the file stays a few hundred kB)."""
 
@@ -62,45 +69,41 @@ def fixed_settings() -> dict:
     return {k: v for k, v in asdict(DEFAULT_CONFIG).items() if k not in GRID_AXES}
 
 
-def code_sha256() -> str:
-    """sha256 of the source that produces the grid's numbers.
+def source_modules() -> tuple[str, ...]:
+    """The package modules the grid's numbers come from: this one and everything it imports, transitively.
 
-    The package functions the explorer calls (not whole modules, so that adding
-    an unrelated function keeps the cache current), the explorer's computing
-    functions and thresholds, and the rounding of this module. Drawing code is
-    left out: restyling a panel keeps the cache current.
+    Read from the modules' relative imports, so a module the theory code starts to use is
+    covered without a change here.
     """
-    used = (
-        synthetic.make_synthetic,
-        synthetic.zipf_probabilities,
-        synthetic.SyntheticData,
-        model.CLSAttention,
-        model.masked_softmax,
-        model.gathered_logits,
-        model.logistic_loss,
-        one_step.one_step_embeddings,
-        importance.signed_frequency,
-        importance._flat_occurrences,
-        max_margin.selection_pairs,
-        max_margin.solve_max_margin,
-        training.train_cls,
-        training.log_spaced_steps,
-        training._record,
-        training.TrainingHistory,
-        explorer.check_config,
-        explorer.explore,
-        explorer._explore,
-        explorer.selected_positions,
-        explorer._selection_stats,
-        explorer._correlation,
-        explorer._slope,
-        explorer.what_to_notice,
-        point_payload,
-        _rounded,
-    )
-    parts = [inspect.getsource(function) for function in used]
-    parts.append(repr((training.ROUNDING_FACTOR, explorer.SELECTED_MASS, explorer.NOISY_ALIGNMENT, DIGITS, GRID_FORMAT)))
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+    package = __name__.split(".")[0]
+    found, todo = set(), [__name__]
+    while todo:
+        name = todo.pop()
+        if name in found:
+            continue
+        found.add(name)
+        module = importlib.import_module(name)
+        for node in ast.walk(ast.parse(inspect.getsource(module))):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                base = importlib.util.resolve_name("." * node.level + (node.module or ""), module.__package__)
+                candidates = [base] if node.module else [f"{base}.{alias.name}" for alias in node.names]
+                todo += [c for c in candidates if c.startswith(package) and importlib.util.find_spec(c)]
+    return tuple(sorted(found))
+
+
+def code_sha256() -> str:
+    """sha256 of the source of ``source_modules()``, each file named by its path inside the package.
+
+    Any edit to one of them (the theory modules the explorer calls included) makes the
+    cached grid stale; so does moving a module, since its path is part of the key.
+    """
+    package = __name__.split(".")[0]
+    digest = hashlib.sha256()
+    for name in source_modules():
+        module = importlib.import_module(name)
+        path = Path(module.__file__).relative_to(Path(importlib.import_module(package).__file__).parent).as_posix()
+        digest.update(f"{path}\n{inspect.getsource(module)}\n".encode())
+    return digest.hexdigest()
 
 
 def grid_config(axes: dict[str, Iterable] | None = None) -> dict:
@@ -136,6 +139,8 @@ def point_payload(result: ExplorerResult) -> dict:
         "delta": result.config.delta,
         "d": result.config.d,
         "T": result.config.T,
+        "eta_star": _rounded(result.eta_star),
+        "eta": _rounded(result.step_size),
         "alpha": _rounded(result.alpha),
         "ev": _rounded(result.values),
         "ep": _rounded(result.scores),
@@ -144,6 +149,7 @@ def point_payload(result: ExplorerResult) -> dict:
         "att_mean": _rounded(history["mean_relevant_attention"]),
         "att_min": _rounded(history["min_relevant_attention"]),
         "corr": _rounded(result.correlation),
+        "corr_pred": _rounded(result.predicted_correlation),
         "slope": _rounded(result.slope),
         "pred": _rounded(result.predicted_slope),
         "cos_final": None if result.final_cosine is None else _rounded(result.final_cosine),
@@ -176,7 +182,7 @@ def compute_grid(axes: dict[str, Iterable] | None = None, *, jobs: int = 1, prog
             payloads = list(_progress(pool.map(_compute_point, points), len(points), progress))
     else:
         payloads = list(_progress(map(_compute_point, points), len(points), progress))
-    token_class = synthetic.make_synthetic(2, 2, config["settings"]["vocab_size"], 0.0).token_class
+    token_class = make_synthetic(2, 2, config["settings"]["vocab_size"], 0.0).token_class
     return {
         "format": GRID_FORMAT,
         "config": config,
@@ -211,7 +217,7 @@ def write_grid(grid: dict, path: Path) -> str:
     return digest
 
 
-def read_grid(path: Path, *, axes: dict[str, Iterable] | None = None, require_current: bool = True) -> dict:
+def read_grid(path: Path = GRID_PATH, *, axes: dict[str, Iterable] | None = None, require_current: bool = True) -> dict:
     """Load a cached grid after checking its sha256 and, by default, that it is current.
 
     Current means: computed on ``axes`` (default ``GRID_AXES``) by the present code
@@ -241,7 +247,7 @@ def read_grid(path: Path, *, axes: dict[str, Iterable] | None = None, require_cu
     return grid
 
 
-def load_or_compute_grid(path: Path, *, jobs: int = 1, progress: bool = True) -> tuple[dict, str]:
+def load_or_compute_grid(path: Path = GRID_PATH, *, jobs: int = 1, progress: bool = True) -> tuple[dict, str]:
     """The cached grid when it is current, else a fresh computation (not written to disk).
 
     Returns (grid, a sentence saying which happened). Recomputing takes a few

@@ -29,7 +29,7 @@ two-layer model depend on the sequence: they are gathered from a (B, V) table of
 token's score, so ``forward`` works in chunks of sequences.
 
 Every model has ``logits_and_attention(X, mask)`` for already checked inputs, the
-interface ``joint_training.train_jointly`` calls for models other than ``CLSAttention``.
+interface the trainer (``trainer.train_model``) calls.
 """
 
 from __future__ import annotations

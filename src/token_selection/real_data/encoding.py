@@ -176,7 +176,7 @@ class EncodedReviews:
     def source_label(self) -> str:
         """A short label of where the reviews came from, for figure titles and printed results."""
         if self.hub_error is None:
-            return f"Hugging Face hub: {HUB_IDS[self.name]}"
+            return f"Hugging Face hub: {HUB_IDS.get(self.name) or self.config.get('hub_id', self.name)}"
         label = f"local Parquet copy of {self.name}"
         return label + " (a stand-in built from real Yelp reviews, not the yelp_polarity rows)" if self.stand_in else label
 

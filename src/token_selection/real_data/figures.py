@@ -1,9 +1,9 @@
-"""The real-data chapters' measurements and figures: importance profiles, selected tokens, shaded reviews.
+"""The real-data chapters' figures: importance profiles, selected tokens, shaded reviews.
 
 A token's importance is its label posterior gap ``x = P(1|s) - P(0|s)`` on the
-training reviews. Binning ``E_s . v`` and ``E_s . p`` by ``x`` gives the paper's
-Figures 1 and 3: ``E_s . v`` rises with ``x`` (monotone) and ``E_s . p`` is high at
-both ends (U-shaped). ``profile_checks`` turns both statements into numbers.
+training reviews. ``E_s . v`` and ``E_s . p`` binned by ``x`` at the rebuttal's 20 bin
+centres are the counterparts of the paper's Figures 1 and 3; ``profile_verdicts`` judges
+their shapes over tokens by the course's one shape rule.
 """
 
 from __future__ import annotations
@@ -14,28 +14,24 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ..theory.importance import BinnedStats, bin_by_importance, posterior_gap, token_counts
-from .encoding import PAD_ID, UNK_ID, EncodedSplit
+from ..theory.importance import BinnedStats
+from ..theory.shape import ShapeVerdict, classify_shape
+from .measurements import rebuttal_bins, token_importance
 
-MIDDLE_HALF_WIDTH = 0.5
-"""Bins whose centre lies in (-0.5, 0.5) are the "middle" bins of the U-shape check (ours)."""
-
-
-def token_importance(split: EncodedSplit, vocab_size: int, *, min_count: int = 20) -> tuple[torch.Tensor, torch.Tensor]:
-    """Posterior gap ``x`` (V,) float64 and occurrence count (V,) int64 of every token in ``split``.
-
-    ``x`` is NaN for tokens seen fewer than ``min_count`` times and for ``<pad>`` and
-    ``<unk>``, which are not words.
-    """
-    gap = posterior_gap(split.X, split.y, vocab_size, split.mask, min_count=min_count)
-    gap[[PAD_ID, UNK_ID]] = float("nan")
-    positive, negative = token_counts(split.X, split.y, vocab_size, split.mask)
-    return gap, positive + negative
+__all__ = [
+    "ImportanceProfile",
+    "attention_html",
+    "importance_profile",
+    "plot_importance_profiles",
+    "profile_verdicts",
+    "selected_tokens_table",
+    "token_importance",
+]
 
 
 @dataclass(frozen=True)
 class ImportanceProfile:
-    """``E_s . v`` and ``E_s . p`` binned by the posterior gap: two ``BinnedStats`` over the same bins."""
+    """``E_s . v`` and the per-token score binned by the posterior gap: two ``BinnedStats`` over the rebuttal's bins."""
 
     values: BinnedStats
     scores: BinnedStats
@@ -45,62 +41,27 @@ class ImportanceProfile:
         return self.values.centres
 
 
-def importance_profile(x: torch.Tensor, values: torch.Tensor, scores: torch.Tensor, *, bins: int = 20) -> ImportanceProfile:
-    """Bin ``values`` (``E v``) and ``scores`` (``E p``), both (V,), by ``x`` (V,) into ``bins`` bins over [-1, 1]."""
-    return ImportanceProfile(bin_by_importance(x, values, bins=bins), bin_by_importance(x, scores, bins=bins))
+def importance_profile(x: torch.Tensor, values: torch.Tensor, scores: torch.Tensor) -> ImportanceProfile:
+    """Bin ``values`` (``E v``) and ``scores`` (the kind's score), both (V,), by ``x`` (V,) at the rebuttal's bins."""
+    return ImportanceProfile(rebuttal_bins(x, values), rebuttal_bins(x, scores))
 
 
-@dataclass(frozen=True)
-class ProfileChecks:
-    """The two shapes as numbers.
-
-    spearman: rank correlation of the bin means of ``E_s . v`` with the bin centres;
-    left, right: mean ``E_s . p`` of the outermost populated bins; middle: mean of
-    the bin means of ``E_s . p`` over the middle bins (centre in (-0.5, 0.5)).
-    """
-
-    spearman: float
-    left: float
-    middle: float
-    right: float
-
-    @property
-    def monotone(self) -> bool:
-        return self.spearman >= 0.8
-
-    @property
-    def u_shaped(self) -> bool:
-        return self.left > self.middle and self.right > self.middle
-
-
-def spearman(a: np.ndarray, b: np.ndarray) -> float:
-    """Spearman rank correlation of two 1-D arrays of equal length (ties get average ranks)."""
-    from scipy.stats import spearmanr
-
-    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-    if a.shape != b.shape or a.ndim != 1 or len(a) < 3:
-        raise ValueError(f"a and b must be 1-D of equal length >= 3, got shapes {a.shape} and {b.shape}")
-    return float(spearmanr(a, b).statistic)
-
-
-def profile_checks(profile: ImportanceProfile, *, middle_half_width: float = MIDDLE_HALF_WIDTH) -> ProfileChecks:
-    """Spearman of the ``E.v`` bin means and the U-shape means of ``E.p`` (see ``ProfileChecks``)."""
-    scores = profile.scores
-    middle = np.abs(scores.centres) < middle_half_width
-    if not middle.any():
-        raise ValueError(f"no populated bin has its centre within {middle_half_width} of 0")
-    return ProfileChecks(
-        spearman=spearman(profile.values.centres, profile.values.mean),
-        left=float(scores.mean[0]),
-        middle=float(scores.mean[middle].mean()),
-        right=float(scores.mean[-1]),
+def profile_verdicts(
+    x: torch.Tensor, values: torch.Tensor, scores: torch.Tensor, *, n_boot: int = 1000, seed: int = 0
+) -> tuple[ShapeVerdict, ShapeVerdict]:
+    """The shape verdicts (``classify_shape``, over tokens) of ``values`` and ``scores`` (V,) against ``x`` (V,)."""
+    gap = x.detach().double().cpu().numpy()
+    value_verdict, score_verdict = (
+        classify_shape(gap, quantity.detach().double().cpu().numpy(), n_boot=n_boot, seed=seed) for quantity in (values, scores)
     )
+    return value_verdict, score_verdict
 
 
-def plot_importance_profiles(profiles: dict[str, ImportanceProfile], *, title: str, score_label: str = r"$E_s \cdot p$"):
+def plot_importance_profiles(profiles: dict[str, ImportanceProfile], *, title: str, score_labels: dict[str, str] | None = None):
     """One row per model: mean +/- std of ``E_s . v`` (left) and of the score (right) against the posterior gap.
 
-    profiles: model name -> profile. Returns the matplotlib figure.
+    profiles: model name -> profile; score_labels: model name -> axis label of its score (default ``E_s . p``).
+    Returns the matplotlib figure.
     """
     import matplotlib.pyplot as plt
 
@@ -108,7 +69,7 @@ def plot_importance_profiles(profiles: dict[str, ImportanceProfile], *, title: s
     for row, (name, profile) in enumerate(profiles.items()):
         for ax, stats, label, colour in (
             (axes[row, 0], profile.values, r"$E_s \cdot v$", "tab:blue"),
-            (axes[row, 1], profile.scores, score_label, "tab:red"),
+            (axes[row, 1], profile.scores, (score_labels or {}).get(name, r"$E_s \cdot p$"), "tab:red"),
         ):
             low, high = stats.mean - stats.std, stats.mean + stats.std
             ax.fill_between(stats.centres, low, high, color=colour, alpha=0.2, label="mean ± std")
@@ -116,7 +77,7 @@ def plot_importance_profiles(profiles: dict[str, ImportanceProfile], *, title: s
             ax.axhline(0.0, color="grey", lw=0.6)
             ax.set_xlabel(r"posterior gap $x = P(1\mid s) - P(0\mid s)$ (training reviews)")
             ax.set_ylabel(label)
-            ax.set_title(f"{name}: {label} (20 bins)")
+            ax.set_title(f"{name}: {label} (rebuttal's bin centres)")
             ax.legend(fontsize=8, loc="upper left" if label != r"$E_s \cdot v$" else "lower right")
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()

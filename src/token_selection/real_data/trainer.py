@@ -1,15 +1,16 @@
-"""Training ``E``, ``p`` and ``v`` jointly on real reviews, as in the paper's Figures 1 and 3.
+"""The one trainer of the real-data models: minibatch Adam through each model's ``logits_and_attention``.
 
-Minibatch Adam on the logistic loss, in float32, with early stopping on the
+Binary models (logits (B,)) get the logistic loss, K-class models (logits (B, K)) the
+cross-entropy; both in float32, with early stopping on the
 validation accuracy (the optimiser, batch size, learning rate and stopping rule
-are the course's choices; the paper's are not public). The one-layer model goes
-through the fast exact form, so a step costs O(V d + B T): the scalars
+are the course's choices; the paper's are not public). The one-layer model's
+``logits_and_attention`` is the fast exact form, so a step costs O(V d + B T): the scalars
 ``(E p)[X]`` and ``(E v)[X]`` are gathered, never the embeddings. The model is
 moved to ``device`` (default: CUDA when available).
 
-``one_step_then_freeze`` is the comparison of the paper's rebuttal: one large
-full-batch GD step on ``E`` from initialisation (Lemma 4.1), then ``E`` frozen while
-``p`` and ``v`` train.
+``one_step_then_freeze`` is the comparison of the authors' rebuttal: one large
+full-batch GD step on ``E`` from initialisation, of size ``factor * eta*`` (``one_step_size``),
+then ``E`` frozen while ``p`` and ``v`` train.
 """
 
 from __future__ import annotations
@@ -23,13 +24,10 @@ import torch
 from torch import nn
 from tqdm.auto import tqdm
 
-from ..theory.model import CLSAttention, gathered_logits, logistic_loss, token_table
-from ..theory.one_step import one_step_embeddings
+from ..theory.model import CLSAttention, logistic_loss
+from ..theory.one_step import one_step_embeddings, step_size_threshold
 from ..validation import check_positive_int
 from .encoding import EncodedSplit
-from .two_layer_model import TwoLayerCLSAttention
-
-Model = CLSAttention | TwoLayerCLSAttention
 
 
 def default_device() -> torch.device:
@@ -59,8 +57,8 @@ def cpu_model() -> str:
 
 
 @dataclass
-class JointTrainingHistory:
-    """What ``train_jointly`` did, per epoch (lists of equal length) and overall.
+class TrainingHistory:
+    """What ``train_model`` did, per epoch (lists of equal length) and overall.
 
     train_loss: mean minibatch loss of the epoch; validation_loss / validation_accuracy:
     after the epoch; best_epoch: the epoch whose parameters were kept (1-based, 0 =
@@ -82,7 +80,7 @@ class JointTrainingHistory:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, values: dict) -> JointTrainingHistory:
+    def from_dict(cls, values: dict) -> TrainingHistory:
         return cls(**values)
 
     @property
@@ -90,43 +88,45 @@ class JointTrainingHistory:
         return self.validation_accuracy[self.best_epoch - 1] if self.best_epoch else float("nan")
 
 
-def batch_logits(model: Model, X: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """Logits (B,) of already checked X, mask: (B, T) on the model's device (no input checks: the hot loop)."""
-    if isinstance(model, CLSAttention):
-        return gathered_logits(*token_table(model.E, model.p, model.v), X, mask)[0]
-    return model.logits_and_attention(X, mask)[0]
+def loss_and_correct(logits: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Mean loss and number of correct predictions for logits (B,) (binary, y in {0, 1}) or (B, K) (y in [0, K)).
+
+    Binary: the logistic loss on the signed labels, a logit >= 0 predicts class 1. K classes:
+    softmax cross-entropy, the largest logit predicts.
+    """
+    if logits.ndim == 1:
+        loss = logistic_loss(logits, y.to(logits.dtype) * 2 - 1)
+        return loss, ((logits >= 0) == (y > 0)).sum()
+    return nn.functional.cross_entropy(logits, y), (logits.argmax(1) == y).sum()
 
 
-_GATHER_BUDGET = 2**26
-"""Largest B * T * d gathered at once by the two-layer model in evaluation (256 MiB of float32)."""
+_EVAL_BUDGET = 2**26
+"""Largest B * max(T * d, V) held at once in evaluation (256 MiB of float32): two-layer models build (B, T, d) or (B, V)."""
 
 
 @torch.no_grad()
-def predict_logits(model: Model, split: EncodedSplit, *, batch_size: int = 2048) -> torch.Tensor:
-    """Logits of every review of ``split``: (n,) float32 on the CPU.
-
-    The two-layer model gathers a (B, T, d) tensor, so its batches are cut to keep it below 256 MiB.
-    """
-    device = model.E.device
-    if isinstance(model, TwoLayerCLSAttention):
-        batch_size = max(1, min(batch_size, _GATHER_BUDGET // (split.X.shape[1] * model.d)))
+def predict_logits(model: nn.Module, split: EncodedSplit, *, batch_size: int = 2048) -> torch.Tensor:
+    """Logits of every review of ``split``: (n,) or (n, K) float32 on the CPU, in batches that fit ``_EVAL_BUDGET``."""
+    E = model.E
+    batch_size = max(1, min(batch_size, _EVAL_BUDGET // max(split.X.shape[1] * E.shape[1], E.shape[0])))
     parts = []
     for first in range(0, len(split), batch_size):
         rows = slice(first, first + batch_size)
-        parts.append(batch_logits(model, split.X[rows].to(device), split.mask[rows].to(device)).float().cpu())
+        X, mask = split.X[rows].to(E.device), split.mask[rows].to(E.device)
+        parts.append(model.logits_and_attention(X, mask)[0].float().cpu())
     return torch.cat(parts)
 
 
-def accuracy(model: Model, split: EncodedSplit, *, batch_size: int = 2048) -> float:
-    """Share of reviews whose logit has the sign of the label (logit 0 counts as positive)."""
-    predicted = predict_logits(model, split, batch_size=batch_size) >= 0
-    return float((predicted == (split.y > 0)).float().mean())
-
-
-def _validation_metrics(model: Model, split: EncodedSplit, batch_size: int) -> tuple[float, float]:
+def evaluate(model: nn.Module, split: EncodedSplit, *, batch_size: int = 2048) -> tuple[float, float]:
+    """Mean loss and accuracy of ``model`` on ``split``."""
     logits = predict_logits(model, split, batch_size=batch_size)
-    loss = float(logistic_loss(logits, split.y_signed))
-    return loss, float(((logits >= 0) == (split.y > 0)).float().mean())
+    loss, correct = loss_and_correct(logits, split.y)
+    return float(loss), float(correct) / len(split)
+
+
+def accuracy(model: nn.Module, split: EncodedSplit, *, batch_size: int = 2048) -> float:
+    """Share of reviews classified correctly (binary: logit 0 counts as positive)."""
+    return evaluate(model, split, batch_size=batch_size)[1]
 
 
 def adam(parameters: list[nn.Parameter], lr: float) -> torch.optim.Adam:
@@ -137,9 +137,9 @@ def adam(parameters: list[nn.Parameter], lr: float) -> torch.optim.Adam:
         return torch.optim.Adam(parameters, lr=lr)
 
 
-def train_jointly(
-    model: Model,
-    train: EncodedSplit,
+def train_model(
+    model: nn.Module,
+    train_split: EncodedSplit,
     validation: EncodedSplit,
     *,
     epochs: int = 10,
@@ -151,12 +151,13 @@ def train_jointly(
     device: torch.device | str | None = None,
     progress: bool = True,
     desc: str = "training",
-) -> JointTrainingHistory:
-    """Train ``model`` (all of its parameters; ``E`` only if ``train_embeddings``) with Adam.
+) -> TrainingHistory:
+    """Train every parameter of ``model`` (``E`` only if ``train_embeddings``) with Adam, through its own
+    ``logits_and_attention``.
 
-    Shuffles ``train`` with ``seed`` every epoch, evaluates ``validation`` after each
+    Shuffles ``train_split`` with ``seed`` every epoch, evaluates ``validation`` after each
     epoch, stops after ``patience`` epochs without a better validation accuracy, and
-    leaves the model holding the best parameters seen (moved to ``device``).
+    leaves the model holding the best parameters seen (on ``device``).
     """
     epochs = check_positive_int(epochs, "epochs")
     batch_size = check_positive_int(batch_size, "batch_size")
@@ -166,30 +167,29 @@ def train_jointly(
     device = torch.device(device) if device is not None else default_device()
     model.to(device)
     model.E.requires_grad_(train_embeddings)
-    parameters = [p for p in model.parameters() if p.requires_grad]
-    optimiser = adam(parameters, lr)
-    X, mask, y = train.X.to(device), train.mask.to(device), train.y_signed.to(device)
+    optimiser = adam([p for p in model.parameters() if p.requires_grad], lr)
+    X, mask, y = train_split.X.to(device), train_split.mask.to(device), train_split.y.to(device)
     generator = torch.Generator().manual_seed(int(seed))
-    history = JointTrainingHistory(hardware=hardware_name(device))
+    history = TrainingHistory(hardware=hardware_name(device))
     best_state, waited = copy.deepcopy(model.state_dict()), 0
-    _, best_accuracy = _validation_metrics(model, validation, 4 * batch_size)
+    best_accuracy = evaluate(model, validation, batch_size=4 * batch_size)[1]
     start = time.perf_counter()
-    bar = tqdm(total=epochs * ((len(train) + batch_size - 1) // batch_size), desc=desc, disable=not progress, leave=False)
+    bar = tqdm(total=epochs * ((len(train_split) + batch_size - 1) // batch_size), desc=desc, disable=not progress, leave=False)
     for epoch in range(1, epochs + 1):
         epoch_start = time.perf_counter()
-        order = torch.randperm(len(train), generator=generator).to(device)
+        order = torch.randperm(len(train_split), generator=generator).to(device)
         total = torch.zeros((), device=device)
-        for first in range(0, len(train), batch_size):
+        for first in range(0, len(train_split), batch_size):
             rows = order[first : first + batch_size]
-            loss = logistic_loss(batch_logits(model, X[rows], mask[rows]), y[rows])
+            loss = loss_and_correct(model.logits_and_attention(X[rows], mask[rows])[0], y[rows])[0]
             optimiser.zero_grad(set_to_none=True)
             loss.backward()
             optimiser.step()
             total += loss.detach() * len(rows)
             bar.update()
-        validation_loss, validation_accuracy = _validation_metrics(model, validation, 4 * batch_size)
+        validation_loss, validation_accuracy = evaluate(model, validation, batch_size=4 * batch_size)
         history.epoch.append(epoch)
-        history.train_loss.append(float(total) / len(train))
+        history.train_loss.append(float(total) / len(train_split))
         history.validation_loss.append(validation_loss)
         history.validation_accuracy.append(validation_accuracy)
         history.epoch_seconds.append(time.perf_counter() - epoch_start)
@@ -210,43 +210,32 @@ def train_jointly(
     return history
 
 
-def one_step_lr(train: EncodedSplit, d: int, factor: float = 1.0) -> float:
-    """A step size for the single step on ``E``: ``factor * mean review length * sqrt(d)``."""
-    return float(factor * train.mask.sum(1).double().mean() * d**0.5)
-
-
-def one_step_threshold(train: EncodedSplit, vocab_size: int, d: int) -> float:
-    """``eta* = 2 / (sqrt(d) std(alpha))``: the step above which the one-step signal beats the noise.
-
-    After one step ``E_s . v = E_s(0) . v + (eta/2) alpha_s |v|^2``; the first term is noise of
-    size 1/sqrt(d) and ``|v|^2`` is about 1, so the signal's spread ``(eta/2) std(alpha)`` exceeds
-    the noise once ``eta > eta*`` (the one-step chapter). ``alpha``: signed frequencies of the
-    ``vocab_size`` tokens on ``train``.
-    """
-    from ..theory.importance import signed_frequency
-
-    alpha = signed_frequency(train.X, train.y, vocab_size, train.mask)
-    return float(2.0 / (d**0.5 * alpha.std()))
+def one_step_size(split: EncodedSplit, vocab_size: int, d: int, factor: float) -> tuple[float, float]:
+    """``(eta*, factor * eta*)`` on ``split``: the course's one step-size rule (``step_size_threshold``)."""
+    if not factor > 0:
+        raise ValueError(f"factor must be > 0 (the step as a multiple of eta*), got {factor}")
+    eta_star = step_size_threshold(split.X, split.y, vocab_size, d, split.mask)
+    return eta_star, factor * eta_star
 
 
 def one_step_then_freeze(
     model: CLSAttention,
-    train: EncodedSplit,
+    train_split: EncodedSplit,
     validation: EncodedSplit,
     *,
     step_lr: float,
     device: torch.device | str | None = None,
     **training,
-) -> JointTrainingHistory:
-    """One full-batch GD step of size ``step_lr`` on ``E`` (p, v at their initial values), then train ``p``, ``v`` only.
+) -> TrainingHistory:
+    """One full-batch GD step of size ``step_lr`` on ``E`` (p, v at their initial values), then ``train_model`` without ``E``.
 
-    ``training``: keyword arguments of ``train_jointly`` (epochs, batch_size, lr, ...).
+    ``training``: keyword arguments of ``train_model`` (epochs, batch_size, lr, ...).
     """
     if not isinstance(model, CLSAttention):
         raise ValueError(f"model must be a CLSAttention (the one-layer model), got {type(model).__name__}")
     device = torch.device(device) if device is not None else default_device()
     model.to(device)
-    stepped = one_step_embeddings(model, train.X.to(device), train.y.to(device), step_lr, train.mask.to(device))
+    stepped = one_step_embeddings(model, train_split.X.to(device), train_split.y.to(device), step_lr, train_split.mask.to(device))
     with torch.no_grad():
         model.E.copy_(stepped)
-    return train_jointly(model, train, validation, train_embeddings=False, device=device, **training)
+    return train_model(model, train_split, validation, train_embeddings=False, device=device, **training)

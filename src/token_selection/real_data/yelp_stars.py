@@ -1,24 +1,22 @@
 """The 4-class Yelp experiment (1, 2, 4, 5 stars) from the Hugging Face hub, as in the authors' rebuttal.
 
-There is no local copy of star-labelled Yelp reviews, so this runs only where the hub answers.
+There is no local copy of star-labelled Yelp reviews, so this runs only where the hub answers;
+the model, trainer, checkpoint and record are the binary experiments' (``pipeline``).
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+import time
+from pathlib import Path
 
 import numpy as np
 import torch
-from torch import nn
 
-from ..studies.synthetic_variants import class_importance
-from ..theory.multiclass import check_class_labels
-from ..validation import check_mask, check_positive_int, check_tokens
-from .ablations import AblationSettings, default_settings
-from .attention_variants import MultiClassCLSAttention
-from .encoding import build_tokenizer, encode_texts
-from .trainer import default_device
+from ..validation import check_positive_int
+from .encoding import EncodedReviews, EncodedSplit, build_tokenizer, encode_texts, vocabulary
+from .pipeline import TrainedRun, run_experiment
+from .settings import RealDataSettings, real_data_settings
 
 YELP_STARS_HUB_ID = "Yelp/yelp_review_full"
 YELP_STARS_CLASSES = (0, 1, 3, 4)
@@ -61,86 +59,44 @@ def load_yelp_stars(split: str, *, limit: int | None = None, seed: int = 0) -> t
     return list(texts), np.array([mapping[int(s)] for s in labels[keep]], dtype=np.int64)
 
 
-def train_multiclass(
-    model: MultiClassCLSAttention,
-    X: torch.Tensor,
-    mask: torch.Tensor,
-    y: torch.Tensor,
-    *,
-    epochs: int,
-    batch_size: int,
-    lr: float,
-    seed: int = 0,
-) -> list[float]:
-    """Minibatch Adam on the cross-entropy of ``model`` (all parameters); returns the mean loss of each epoch.
-
-    X, mask: (n, T); y: (n,) class labels in [0, K).
-    """
-    epochs, batch_size = check_positive_int(epochs, "epochs"), check_positive_int(batch_size, "batch_size")
-    X = check_tokens(X, model.vocab_size).to(model.E.device)
-    mask = check_mask(mask, X)
-    y = check_class_labels(y, X.shape[0], model.num_classes).to(model.E.device)
-    optimiser = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=lr)
-    generator = torch.Generator().manual_seed(int(seed))
-    losses = []
-    for _ in range(epochs):
-        order = torch.randperm(X.shape[0], generator=generator).to(X.device)
-        total = 0.0
-        for first in range(0, X.shape[0], batch_size):
-            rows = order[first : first + batch_size]
-            loss = nn.functional.cross_entropy(model.logits_and_attention(X[rows], mask[rows])[0], y[rows])
-            optimiser.zero_grad(set_to_none=True)
-            loss.backward()
-            optimiser.step()
-            total += loss.item() * len(rows)
-        losses.append(total / X.shape[0])
-    return losses
-
-
-@dataclass
-class YelpStarsRun:
-    """The 4-class Yelp experiment: the trained model, the class importance ``P(k|s) - 1/K`` of every
-    token (V, K), the test accuracy and the vocabulary."""
-
-    model: MultiClassCLSAttention
-    importance: torch.Tensor
-    test_accuracy: float
-    vocab: list[str]
-
-
-def run_yelp_stars(
-    settings: AblationSettings | None = None,
-    *,
-    T: int = 128,
-    limit: int | None = 20_000,
-    min_count: int = 10,
-    progress: bool = True,
-) -> YelpStarsRun:
-    """Train ``MultiClassCLSAttention`` on 4-class Yelp (1, 2, 4, 5 stars) from the hub.
-
-    Raises ConnectionError (from ``load_yelp_stars``) when the hub cannot be used. ``limit``
-    reviews per split (random, seeded). Not cached: it only runs where the hub is reachable.
-    """
-    from .encoding import vocabulary
-
-    settings = default_settings() if settings is None else settings
-    train_texts, train_labels = load_yelp_stars("train", limit=limit, seed=settings.seed)
-    test_texts, test_labels = load_yelp_stars("test", limit=limit, seed=settings.seed)
-    tokenizer = build_tokenizer(train_texts, min_count=min_count)
-    X, mask = encode_texts(tokenizer, train_texts, T, progress=progress)
-    X_test, mask_test = encode_texts(tokenizer, test_texts, T, progress=progress)
-    K = len(YELP_STARS_CLASSES)
-    vocab = vocabulary(tokenizer)
-    model = MultiClassCLSAttention(len(vocab), settings.d, K, seed=settings.seed).to(default_device())
-    y = torch.from_numpy(train_labels)
-    train_multiclass(
-        model, X, mask, y, epochs=settings.epochs, batch_size=settings.batch_size, lr=settings.lr, seed=settings.seed
+def prepare_yelp_stars(settings: RealDataSettings, *, progress: bool = True) -> EncodedReviews:
+    """4-class Yelp (1, 2, 4, 5 stars) from the hub, tokenised like the binary datasets (``settings``: T, min_count,
+    limit per split, validation share, seed). Raises ConnectionError when the hub cannot be used. Not cached on disk:
+    it only runs where the hub answers."""
+    start = time.perf_counter()
+    train_texts, train_labels = load_yelp_stars("train", limit=settings.limit, seed=settings.seed)
+    test_texts, test_labels = load_yelp_stars("test", limit=settings.limit, seed=settings.seed)
+    held = np.random.default_rng(settings.seed).random(len(train_texts)) < settings.validation_fraction
+    tokenizer = build_tokenizer([t for t, h in zip(train_texts, held, strict=True) if not h], min_count=settings.min_count)
+    X, mask = encode_texts(tokenizer, train_texts, settings.T, progress=progress)
+    X_test, mask_test = encode_texts(tokenizer, test_texts, settings.T, progress=progress)
+    y, y_test, keep = torch.from_numpy(train_labels), torch.from_numpy(test_labels), torch.from_numpy(~held)
+    source = f"Hugging Face hub: {YELP_STARS_HUB_ID} (1, 2, 4, 5 stars)"
+    return EncodedReviews(
+        name="yelp_stars",
+        vocab=vocabulary(tokenizer),
+        train=EncodedSplit(X[keep], mask[keep], y[keep], source + "; train part"),
+        validation=EncodedSplit(X[~keep], mask[~keep], y[~keep], source + "; validation part"),
+        test=EncodedSplit(X_test, mask_test, y_test, source + "; test split"),
+        test_texts=test_texts,
+        config={
+            "kind": "yelp_stars",
+            "hub_id": YELP_STARS_HUB_ID,
+            "classes": list(YELP_STARS_CLASSES),
+            **settings.data_arguments(),
+        },
+        cache_path=Path("(not cached)"),
+        from_cache=False,
+        seconds=time.perf_counter() - start,
     )
-    with torch.no_grad():
-        predicted = torch.cat(
-            [model(X_test[i : i + 2048], mask_test[i : i + 2048]).argmax(1).cpu() for i in range(0, len(X_test), 2048)]
-        )
-    test_accuracy = float((predicted == torch.from_numpy(test_labels)).double().mean())
-    importance = class_importance(X, y, K, len(vocab), mask)
-    importance[:2] = float("nan")
-    return YelpStarsRun(model, importance, test_accuracy, vocab)
+
+
+def run_yelp_stars(settings: RealDataSettings | None = None, *, progress: bool = True) -> TrainedRun:
+    """Train ``MultiClassCLSAttention`` jointly on 4-class Yelp through the pipeline (record ``yelp_stars-multiclass-joint``).
+
+    ``settings``: default the preset of the current scale for ``yelp_polarity``. Raises ConnectionError
+    (from ``load_yelp_stars``) when the hub cannot be used.
+    """
+    settings = real_data_settings(dataset="yelp_polarity") if settings is None else settings
+    data = prepare_yelp_stars(settings, progress=progress)
+    return run_experiment("multiclass", "joint", settings, data=data, progress=progress)

@@ -1,2 +1,48 @@
 """Studies beyond the paper: global against local convergence, capacity, asymmetric data, interactions,
 and the reviewers' synthetic variants (K classes, co-occurrence)."""
+
+from .asymmetric import arm_heights, asymmetric_run, asymmetric_settings, make_asymmetric, run_asymmetric
+from .capacity import capacity_settings, cell_outcome, predicted_dimension, run_capacity, value_signal
+from .global_local import global_local_settings, run_global_local
+from .interactions import LINEAR_CEILING, make_negation_data, negation_run, negation_settings, run_negation
+from .intervals import bootstrap_interval, wilson_interval
+from .local_optima import (
+    classify_endpoint,
+    global_local_case,
+    local_optimality_violations,
+    one_sided_selection,
+    run_start,
+    start_point,
+)
+from .registry import STUDIES, Study, load_or_run
+
+__all__ = [
+    "LINEAR_CEILING",
+    "STUDIES",
+    "Study",
+    "arm_heights",
+    "asymmetric_run",
+    "asymmetric_settings",
+    "bootstrap_interval",
+    "capacity_settings",
+    "cell_outcome",
+    "classify_endpoint",
+    "global_local_case",
+    "global_local_settings",
+    "load_or_run",
+    "local_optimality_violations",
+    "make_asymmetric",
+    "make_negation_data",
+    "negation_run",
+    "negation_settings",
+    "one_sided_selection",
+    "predicted_dimension",
+    "run_asymmetric",
+    "run_capacity",
+    "run_global_local",
+    "run_negation",
+    "run_start",
+    "start_point",
+    "value_signal",
+    "wilson_interval",
+]

@@ -8,6 +8,9 @@ relevant token gets one at a random position. Within each group tokens follow
 a Zipf law. With ``balanced=True`` sequences come in twins with the same
 irrelevant tokens and opposite labels, so every irrelevant token has signed
 frequency exactly 0.
+
+``REFERENCE_CASE`` names the one synthetic case the course returns to (data and the
+model after one step on the embeddings), so that it is written down once.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ import numpy as np
 import torch
 
 from ..validation import check_delta, check_positive_int
+from .model import CLSAttention
+from .one_step import one_step_embeddings
 
 
 @dataclass(frozen=True)
@@ -110,3 +115,49 @@ def make_synthetic(
         relevant=torch.from_numpy(relevant[order]),
         token_class=torch.from_numpy(token_class),
     )
+
+
+@dataclass(frozen=True)
+class ReferenceCase:
+    """The course's reference Assumption-1 case (our choice of sizes).
+
+    ``n`` sequences of length ``T`` over ``vocab_size`` tokens from ``make_synthetic``
+    (balanced twins, ``delta``, ``seed``); a float64 ``CLSAttention`` of dimension ``d``
+    from the same ``seed`` (E, v ~ N(0, I/d), p = 0) after one full-batch step of size
+    ``eta`` on E. ``eta = 200`` is about 15 ``eta*`` of these data (``step_size_threshold``).
+    """
+
+    n: int = 200
+    T: int = 8
+    vocab_size: int = 50
+    d: int = 512
+    eta: float = 200.0
+    delta: float = 0.0
+    seed: int = 0
+
+    def data(self) -> SyntheticData:
+        """The synthetic data set of the case."""
+        return make_synthetic(self.n, self.T, self.vocab_size, self.delta, seed=self.seed)
+
+    def model_after_one_step(self, X: torch.Tensor | None = None, y: torch.Tensor | None = None) -> CLSAttention:
+        """A fresh float64 model whose E took one step of size ``eta`` on (X, y) (default: the case's data).
+
+        X: (n', T') token ids and y: (n',) labels, both or neither. ``p`` stays 0, ``v`` at its initial value.
+        """
+        if (X is None) != (y is None):
+            raise ValueError("pass both X and y, or neither (then the case's own data are used)")
+        if X is None:
+            data = self.data()
+            X, y = data.X, data.y
+        model = CLSAttention(self.vocab_size, self.d, seed=self.seed, dtype=torch.float64)
+        model.E.data.copy_(one_step_embeddings(model, X, y, self.eta))
+        return model
+
+    def build(self) -> tuple[SyntheticData, CLSAttention]:
+        """The data and the model after the one step on them."""
+        data = self.data()
+        return data, self.model_after_one_step(data.X, data.y)
+
+
+REFERENCE_CASE = ReferenceCase()
+"""n=200, T=8, V=50, d=512, eta=200, delta=0, seed 0: used by chapters 3-4, the explorer and the tests."""

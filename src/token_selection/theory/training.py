@@ -67,18 +67,24 @@ def train_cls(
     reference: torch.Tensor | None = None,
     relevant: ArrayLike | None = None,
     log_points: int = 60,
+    rounding_factor: float | None = None,
 ) -> TrainingHistory:
     """Train ``model.p`` by full-batch GD (``"gd"``) or normalised GD (``"normalized"``).
 
     X: (n, T) ids; y: (n,) labels; mask, relevant: (n, T) bool or None;
     reference: (d,) direction for the cosine (e.g. p_mm). ``model.p`` is
-    updated in place; ``E`` and ``v`` are not touched.
+    updated in place; ``E`` and ``v`` are not touched. rounding_factor: stop when
+    |grad| is below this multiple of its float64 rounding error (default
+    ``ROUNDING_FACTOR``; 0 never stops, to show what happens past the floor).
     """
     steps = check_positive_int(steps, "steps", minimum=0)
     if method not in ("gd", "normalized"):
         raise ValueError(f"method must be 'gd' or 'normalized', got {method!r}")
     if not np.isfinite(lr) or lr <= 0:
         raise ValueError(f"lr must be a finite number > 0, got {lr}")
+    rounding_factor = ROUNDING_FACTOR if rounding_factor is None else float(rounding_factor)
+    if not np.isfinite(rounding_factor) or rounding_factor < 0:
+        raise ValueError(f"rounding_factor must be a finite number >= 0, got {rounding_factor}")
     X = check_tokens(X, model.vocab_size).to(model.E.device)
     mask = check_mask(mask, X)
     y = check_labels(y, X.shape[0]).to(model.E.device)
@@ -111,12 +117,12 @@ def train_cls(
         summands = dloss_df.abs()[:, None] * q * (values.abs() + f.abs()[:, None])
         noise = eps * float(E_norms @ torch.bincount(flat_X, weights=summands.reshape(-1), minlength=V))
         grad_norm = float(grad.norm())
-        saturated = grad_norm < ROUNDING_FACTOR * noise
+        saturated = grad_norm < rounding_factor * noise
         if t in record or saturated or t == steps:
             _record(history, t, p, q, margin, grad_norm, reference, relevant)
         if saturated:
             history.stop_reason = (
-                f"stopped at step {t}: |grad| = {grad_norm:.2e} is below {ROUNDING_FACTOR:.0f} x its float64 "
+                f"stopped at step {t}: |grad| = {grad_norm:.2e} is below {rounding_factor:.0f} x its float64 "
                 f"rounding error ({noise:.2e}); further steps would follow rounding noise"
             )
             break

@@ -8,9 +8,8 @@ from token_selection.real_data.figures import (
     attention_html,
     importance_profile,
     plot_importance_profiles,
-    profile_checks,
+    profile_verdicts,
     selected_tokens_table,
-    spearman,
     token_importance,
 )
 
@@ -33,30 +32,29 @@ def test_token_importance():
     assert torch.isnan(gap[2]) and gap[3] == -1.0
 
 
-def synthetic_profile(u_shaped: bool = True):
+def synthetic_curves(u_shaped: bool = True):
+    gen = torch.Generator().manual_seed(0)
     x = torch.linspace(-1, 1, 401, dtype=torch.float64)
-    values = 3 * x + 0.1 * torch.sin(40 * x)
-    scores = x**2 if u_shaped else x
-    return importance_profile(x, values, scores)
+    values = 3 * x + 0.1 * torch.randn(401, generator=gen, dtype=torch.float64)
+    scores = (x**2 if u_shaped else x) + 0.05 * torch.randn(401, generator=gen, dtype=torch.float64)
+    return x, values, scores
 
 
-def test_checks_accept_the_two_shapes():
-    checks = profile_checks(synthetic_profile())
-    assert checks.spearman == pytest.approx(1.0) and checks.monotone
-    assert checks.left > checks.middle and checks.right > checks.middle and checks.u_shaped
-    assert checks.middle < 0.1
+def synthetic_profile(u_shaped: bool = True):
+    return importance_profile(*synthetic_curves(u_shaped))
 
 
-def test_checks_reject_a_monotone_score():
-    checks = profile_checks(synthetic_profile(u_shaped=False))
-    assert not checks.u_shaped and checks.left < checks.middle < checks.right
+def test_profile_bins_at_the_rebuttal_centres():
+    profile = synthetic_profile()
+    assert profile.centres[0] == -0.95 and profile.centres[-1] == 0.89 and len(profile.centres) == 20
+    assert profile.values.count.sum() == 401
 
 
-def test_spearman():
-    assert spearman(np.arange(5), np.array([1, 3, 2, 5, 9])) == pytest.approx(0.9)
-    assert spearman(np.arange(4), -np.arange(4)) == pytest.approx(-1.0)
-    with pytest.raises(ValueError, match="equal length"):
-        spearman(np.arange(3), np.arange(4))
+def test_verdicts_tell_the_two_shapes_apart():
+    values, scores = profile_verdicts(*synthetic_curves(), n_boot=100)
+    assert values.shape == "increasing" and scores.shape == "U-shaped"
+    _, monotone = profile_verdicts(*synthetic_curves(u_shaped=False), n_boot=100)
+    assert monotone.shape == "increasing"
 
 
 def test_plot_has_one_row_per_model():

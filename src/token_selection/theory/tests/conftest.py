@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import pytest
-import torch
 
-import token_selection as ts
+from token_selection.theory.synthetic import REFERENCE_CASE
 
 
 @pytest.fixture(scope="session")
 def reference_case():
-    """n=200, T=8, V=50, d=512, delta=0; E after one step of lr=200 (float64)."""
-    data = ts.make_synthetic(200, 8, 50, 0.0, seed=0)
-    model = ts.CLSAttention(50, 512, seed=0, dtype=torch.float64)
-    model.E.data.copy_(ts.one_step_embeddings(model, data.X, data.y, 200.0))
-    return data, model
+    """``REFERENCE_CASE.build()``: the data and the float64 model after one step of size eta = 200."""
+    return REFERENCE_CASE.build()

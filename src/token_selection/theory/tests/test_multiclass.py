@@ -1,9 +1,12 @@
+import re
+
 import numpy as np
 import pytest
 import torch
 
 import token_selection as ts
 from token_selection.theory.multiclass import (
+    check_class_labels,
     class_probabilities,
     class_signed_frequency,
     multiclass_logits,
@@ -100,3 +103,88 @@ def test_bad_input_raises_value_error(call, message):
     E, p, W = _parameters(10, 6, 3)
     with pytest.raises(ValueError, match=message):
         call(E, p, W, X, y)
+
+
+def _exact(message: str):
+    return pytest.raises(ValueError, match=f"^{re.escape(message)}$")
+
+
+def test_check_class_labels():
+    y = check_class_labels(np.array([0, 2, 1], dtype=np.int32), 3, 3)
+    assert y.dtype == torch.int64 and y.tolist() == [0, 2, 1]
+    with _exact("y holds labels in [0, 3], but labels must lie in [0, 3)"):
+        check_class_labels(torch.tensor([0, 3, 1]), 3, 3)
+    with _exact("y holds labels in [-1, 1], but labels must lie in [0, 3)"):
+        check_class_labels(torch.tensor([0, -1, 1]), 3, 3)
+    with _exact("y must have shape (3,), one label per sequence, got shape (3, 1)"):
+        check_class_labels(torch.zeros(3, 1, dtype=torch.long), 3, 3)
+    with _exact("y must have shape (3,), one label per sequence, got shape (2,)"):
+        check_class_labels(torch.zeros(2, dtype=torch.long), 3, 3)
+    with _exact("y must hold integer class labels in [0, 3), got dtype torch.bool"):
+        check_class_labels(torch.zeros(3, dtype=torch.bool), 3, 3)
+    with _exact("y must hold integer class labels in [0, 3), got dtype torch.complex64"):
+        check_class_labels(torch.zeros(3, dtype=torch.complex64), 3, 3)
+    with _exact("y must be a torch.Tensor or numpy array, got list"):
+        check_class_labels([0, 1, 2], 3, 3)
+    with _exact("stars must have shape (3,), one label per sequence, got shape (2,)"):
+        check_class_labels(torch.zeros(2, dtype=torch.long), 3, 3, name="stars")
+
+
+def test_parameter_checks():
+    X, y = _labelled(4, 3, 10, 3)
+    E, p, W = _parameters(10, 6, 3)
+    with _exact("E must have shape (V, d), got (6,)"):
+        multiclass_logits(E[0], p, W, X)
+    with _exact("W must have shape (K, d) with K >= 2 and d = 6, got (3, 7)"):
+        multiclass_logits(E, p, torch.zeros(3, 7, dtype=torch.float64), X)
+    with _exact("W must have shape (K, d) with K >= 2 and d = 6, got (6,)"):
+        multiclass_logits(E, p, W[0], X)
+    # K is the number of rows of W (3), not d (6): label 3 is out of range
+    with _exact("y holds labels in [0, 3], but labels must lie in [0, 3)"):
+        multiclass_one_step_embeddings(E, p, W, X, torch.tensor([0, 1, 2, 3]), 1.0)
+    with _exact("num_classes must be an integer >= 2, got 1"):
+        class_signed_frequency(X, y, 1, 10)
+    with _exact("probabilities must be a torch.Tensor or numpy array, got list"):
+        class_signed_frequency(X, y, 3, 10, probabilities=[[1.0, 0.0, 0.0]] * 4)
+    with _exact("probabilities must have shape (4, 3), got (4, 2)"):
+        class_signed_frequency(X, y, 3, 10, probabilities=torch.ones(4, 2))
+
+
+def test_padding_counts_nowhere_in_probabilities_and_the_step():
+    X, y = _labelled(6, 4, 12, 3, seed=3)
+    E, _, W = _parameters(12, 8, 3, seed=3)
+    p = torch.randn(8, dtype=torch.float64, generator=torch.Generator().manual_seed(3))
+    padded = torch.cat([X, torch.full((6, 2), 11)], 1)
+    mask = torch.cat([torch.ones(6, 4, dtype=torch.bool), torch.zeros(6, 2, dtype=torch.bool)], 1)
+    pi = class_probabilities(E, p, W, X)
+    assert torch.allclose(class_probabilities(E, p, W, padded, mask), pi, atol=1e-15)
+    assert torch.allclose(pi.sum(1), torch.ones(6, dtype=torch.float64), atol=1e-15) and pi.dtype == torch.float64
+    assert class_probabilities(E.float(), p.float(), W.float(), X).dtype == torch.float64
+    step = multiclass_one_step_embeddings(E, p, W, X, y, 7.0)
+    assert torch.allclose(multiclass_one_step_embeddings(E, p, W, padded, y, 7.0, mask), step, atol=1e-14)
+    assert not torch.allclose(multiclass_one_step_embeddings(E, p, W, padded, y, 7.0), step, atol=1e-6)
+
+
+def test_class_signed_frequency_when_the_last_class_is_absent():
+    X = torch.tensor([[0, 1], [1, 1]])
+    beta = class_signed_frequency(X, torch.tensor([0, 1]), 3, 2)
+    # token 0: once in sequence 0 (class 0): (1/2) (1 - 1/3, -1/3, -1/3) / 2
+    assert beta.shape == (2, 3)
+    assert torch.allclose(beta[0], torch.tensor([2 / 3, -1 / 3, -1 / 3], dtype=torch.float64) / 4, atol=1e-15)
+
+
+def test_predicted_multiclass_one_step_checks_and_dtype():
+    E0, _, W = _parameters(5, 4, 3)
+    beta = torch.ones(5, 3, dtype=torch.float64)
+    assert torch.allclose(predicted_multiclass_one_step(E0, W, beta, 2.0), E0 + 2.0 * beta @ W, atol=1e-15)
+    assert predicted_multiclass_one_step(E0.float(), W, beta, 2.0).dtype == torch.float32
+    assert predicted_multiclass_one_step(E0.float(), W.float(), beta, 2.0).dtype == torch.float32
+    assert predicted_multiclass_one_step(E0.float(), W, beta.float(), 2.0).dtype == torch.float32
+    with _exact("E0 must be (V, d) and W (K, d) with the same d, got (4,) and (3, 4)"):
+        predicted_multiclass_one_step(E0[0], W, beta, 1.0)
+    with _exact("E0 must be (V, d) and W (K, d) with the same d, got (5, 4) and (4,)"):
+        predicted_multiclass_one_step(E0, W[0], beta, 1.0)
+    with _exact("E0 must be (V, d) and W (K, d) with the same d, got (5, 4) and (3, 5)"):
+        predicted_multiclass_one_step(E0, torch.zeros(3, 5, dtype=torch.float64), beta, 1.0)
+    with _exact("beta must have shape (5, 3), got (3, 5)"):
+        predicted_multiclass_one_step(E0, W, beta.T, 1.0)

@@ -1,4 +1,5 @@
 import math
+import re
 
 import pytest
 import torch
@@ -102,3 +103,39 @@ def test_all_padding_row_is_rejected():
     for function in (ts.loop_logits, ts.gather_then_attend):
         with pytest.raises(ValueError, match="every position"):
             function(*parameters(model), X, mask)
+
+
+def test_loop_skips_padding_in_the_middle_of_a_row():
+    model = sharp_model(seed=4)
+    X = torch.tensor([[1, 2, 3, 4], [5, 6, 7, 8]])
+    mask = torch.tensor([[True, False, True, True], [False, True, False, True]])
+    expected = model(X, mask)
+    assert torch.allclose(ts.loop_logits(*parameters(model), X, mask), expected, rtol=0, atol=1e-13)
+    assert torch.allclose(ts.gather_then_attend(*parameters(model), X, mask)[0], expected, rtol=0, atol=1e-13)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda E, p, v: (E.tolist(), p, v), "E must be a torch.Tensor or numpy array, got list"),
+        (lambda E, p, v: (E, p.tolist(), v), "p must be a torch.Tensor or numpy array, got list"),
+        (lambda E, p, v: (E, p, v.tolist()), "v must be a torch.Tensor or numpy array, got list"),
+        (lambda E, p, v: (E, p, v[:-1]), "v must have shape (12,), got (11,)"),
+        (lambda E, p, v: (E, p[:-1], v), "p must have shape (12,), got (11,)"),
+        (
+            lambda E, p, v: (E.long(), p, v),
+            "E must be a floating-point tensor of shape (V, d), got torch.int64 of shape (30, 12)",
+        ),
+        (
+            lambda E, p, v: (E, p.float(), v),
+            "E, p and v must share one dtype, got torch.float64, torch.float32 and torch.float64",
+        ),
+    ],
+)
+def test_parameter_messages(change, message):
+    model = sharp_model()
+    X, _ = ragged_batch(30)
+    args = change(*parameters(model))
+    for function in (ts.loop_logits, ts.gather_then_attend):
+        with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+            function(*args, X)

@@ -15,6 +15,7 @@ from token_selection.theory.plots import (
     plot_loglog_fit,
     plot_training_curves,
 )
+from token_selection.theory.synthetic import REFERENCE_CASE
 
 
 @pytest.fixture
@@ -49,9 +50,8 @@ def test_plot_against_importance_draws_each_class_and_fits(ax):
 
 
 def test_plot_training_curves_uses_log_steps(reference_case):
-    data, stepped = reference_case
-    model = ts.CLSAttention(50, 512, seed=0, dtype=torch.float64)  # a fresh p: the fixture is shared
-    model.E.data.copy_(stepped.E.detach())
+    data, _ = reference_case
+    model = REFERENCE_CASE.model_after_one_step(data.X, data.y)  # a fresh p: the fixture is shared
     history = ts.train_cls(model, data.X, data.y, steps=20, lr=1.0, method="normalized", relevant=data.relevant)
     fig, axes = plt.subplots(1, 2)
     plot_training_curves(axes, {"normalized GD": history}, ("p_norm", "min_relevant_attention"))

@@ -1,0 +1,182 @@
+"""Run the chapters as Colab would: Colab's package versions, its `google.colab` module, each chapter alone.
+
+1. A separate virtual environment (``.venv-colab``) gets exactly the versions of
+   ``ci/colab-versions.txt`` (Colab's preinstalled packages). torch is the exception: it stays at
+   the local 2.13.0 CPU wheel, the only torch this machine can install (Colab has 2.11 with CUDA).
+2. A stand-in ``google.colab`` module (``ci/google_colab.py``) is installed there and imported at
+   kernel start, as Colab does, so each chapter's first cell takes its Colab branch.
+3. Each chapter is copied alone into an empty folder (Colab opens a notebook without the
+   repository around it) and run under nbval. Its first cell installs the course with pip exactly
+   as in Colab, with ``COURSE_PACKAGE`` pointing at a copy of the working tree instead of the
+   repository address.
+4. Afterwards every package of the list must still have Colab's version: the course's ranges
+   must not make pip replace what Colab already has.
+
+What it cannot check: a GPU, Colab's Python and torch builds, and Colab's own front end (how it
+renders widgets and plotly figures).
+
+    python scripts/colab_check.py                      # every chapter
+    python scripts/colab_check.py notebooks/01_model.ipynb
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from working_tree import snapshot
+
+ROOT = Path(__file__).resolve().parent.parent
+VERSIONS = ROOT / "ci" / "colab-versions.txt"
+STANDIN = ROOT / "ci" / "google_colab.py"
+# The local torch wheel (see requirements.txt) and what runs the chapters, which Colab also has.
+EXTRA = ["torch==2.13.0", "ipykernel>=6.29,<8", "nbval>=0.11,<1", "pytest>=8,<10"]
+# Colab imports google.colab when the kernel starts; the first cell looks for it in sys.modules.
+STARTUP = "import google.colab  # noqa: F401\n"
+# Run inside the kernel before the chapters: proves the kernel is the check's, with Colab's versions.
+PROBE = """
+import json, sys
+from importlib import metadata
+print(json.dumps({"prefix": sys.prefix, "colab": "google.colab" in sys.modules,
+                  "versions": {d.metadata["Name"].lower(): d.version for d in metadata.distributions()}}))
+"""
+
+
+def colab_versions(path: Path = VERSIONS) -> dict[str, str]:
+    """The pinned ``name==version`` lines of ``path``, by lower-case name."""
+    pins = {}
+    for line in path.read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if line:
+            name, sep, version = line.partition("==")
+            if not sep or not version:
+                raise ValueError(f"{path}: every line must be name==version, got {line!r}")
+            pins[name.strip().lower()] = version.strip()
+    return pins
+
+
+def ensure_venv(venv: Path) -> Path:
+    """Create ``venv`` with Colab's versions unless it already has them; return its python."""
+    python = venv / "bin" / "python"
+    stamp = venv / ".colab-versions"
+    wanted = hashlib.sha256((VERSIONS.read_text() + "\n".join(EXTRA) + STANDIN.read_text()).encode()).hexdigest()
+    if stamp.exists() and stamp.read_text() == wanted:
+        return python
+    shutil.rmtree(venv, ignore_errors=True)
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    (venv / ".gitignore").write_text("*\n")  # as Python 3.13's venv does: never part of the repository
+    pip = [str(python), "-m", "pip", "install", "--disable-pip-version-check"]
+    subprocess.run([*pip, "-r", str(VERSIONS), *EXTRA], check=True)
+    site = Path(
+        subprocess.run(
+            [str(python), "-c", "import site; print(site.getsitepackages()[0])"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+    )
+    (site / "google" / "colab").mkdir(parents=True, exist_ok=True)
+    shutil.copy(STANDIN, site / "google" / "colab" / "__init__.py")
+    startup = venv / "ipython" / "profile_default" / "startup"
+    startup.mkdir(parents=True, exist_ok=True)
+    (startup / "00-google-colab.py").write_text(STARTUP)
+    stamp.write_text(wanted)
+    return python
+
+
+def kernel_environment(venv: Path, package: str) -> dict[str, str]:
+    """The environment nbval and its kernels run in."""
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    env.update(
+        PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}",  # the kernelspec runs the first `python` on PATH
+        VIRTUAL_ENV=str(venv),
+        IPYTHONDIR=str(venv / "ipython"),
+        COURSE_PACKAGE=package,
+        TOKEN_SELECTION_SCALE=env.get("TOKEN_SELECTION_SCALE", "fast"),
+        PYTHONHASHSEED="0",
+    )
+    return env
+
+
+def probe_kernel(python: Path, env: dict[str, str], venv: Path) -> None:
+    """Start a kernel as nbval will and check it is the check's, with google.colab loaded."""
+    script = (
+        "import json, jupyter_client\n"
+        "km, kc = jupyter_client.manager.start_new_kernel(kernel_name='python3')\n"
+        f"out = []\nkc.execute_interactive({PROBE!r}, output_hook=lambda m: out.append(m['content'].get('text', '')))\n"
+        "km.shutdown_kernel(now=True)\nprint(''.join(out))\n"
+    )
+    result = subprocess.run([str(python), "-c", script], env=env, capture_output=True, text=True, check=True, timeout=120)
+    seen = json.loads(result.stdout.strip().splitlines()[-1])
+    if Path(seen["prefix"]).resolve() != venv.resolve():
+        raise RuntimeError(f"the kernel runs in {seen['prefix']}, not in {venv}: check the python3 kernelspec")
+    if not seen["colab"]:
+        raise RuntimeError("google.colab is not in the kernel's sys.modules at start: the stand-in was not loaded")
+    wrong = {n: (v, seen["versions"].get(n)) for n, v in colab_versions().items() if seen["versions"].get(n) != v}
+    if wrong:
+        raise RuntimeError(f"the kernel does not have Colab's versions (wanted, found): {wrong}")
+
+
+def changed_versions(python: Path) -> dict[str, tuple[str, str | None]]:
+    """Packages of the list whose installed version is no longer Colab's: name -> (Colab's, now)."""
+    listing = subprocess.run(
+        [str(python), "-m", "pip", "list", "--format=json", "--disable-pip-version-check"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    installed = {item["name"].lower(): item["version"] for item in json.loads(listing)}
+    return {name: (version, installed.get(name)) for name, version in colab_versions().items() if installed.get(name) != version}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("notebooks", nargs="*", type=Path, help="chapters to run (default: notebooks/*.ipynb)")
+    parser.add_argument("--venv", type=Path, default=ROOT / ".venv-colab")
+    parser.add_argument("--cell-timeout", type=int, default=600, help="nbval's limit per cell, in seconds")
+    args = parser.parse_args(argv)
+    notebooks = [path.resolve() for path in args.notebooks] or sorted((ROOT / "notebooks").glob("*.ipynb"))
+    missing = [str(path) for path in notebooks if not path.is_file()]
+    if missing:
+        raise ValueError(f"no such notebook: {', '.join(missing)}")
+
+    python = ensure_venv(args.venv.resolve())
+    with tempfile.TemporaryDirectory(prefix="colab-check-") as work:
+        work = Path(work)
+        # The working tree stands in for the repository address that the first cell installs from.
+        source = snapshot(work / "repository")
+        env = kernel_environment(args.venv.resolve(), f"token_selection @ {source.as_uri()}")
+        probe_kernel(python, env, args.venv.resolve())
+        failed = []
+        for path in notebooks:
+            # Each chapter gets a fresh Colab session: the course is not installed yet, and the
+            # chapter sits alone in an empty folder (Colab's /content), with no repository around it.
+            subprocess.run([str(python), "-m", "pip", "uninstall", "-y", "-q", "token_selection"], env=env, check=True)
+            content = work / "content" / path.stem
+            content.mkdir(parents=True)
+            shutil.copy(path, content / path.name)
+            command = [
+                str(python), "-m", "pytest", "--nbval-lax", f"--nbval-cell-timeout={args.cell_timeout}",
+                "-p", "no:cacheprovider", "--rootdir", str(content), "-q", str(content / path.name),
+            ]  # fmt: skip
+            print(f"colab-check: {path.name}", flush=True)
+            if subprocess.run(command, cwd=content, env=env).returncode:
+                failed.append(path.name)
+    changed = changed_versions(python)
+    for name, (colab, now) in changed.items():
+        print(f"installing the course changed Colab's {name} {colab} -> {now}: widen its range in pyproject.toml")
+    print(
+        f"colab-check: {len(notebooks) - len(failed)} of {len(notebooks)} chapters passed"
+        + (f" (failed: {', '.join(failed)})" if failed else "")
+        + f"; {len(changed)} of Colab's packages changed"
+    )
+    return 1 if failed or changed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,88 @@
+"""The chapter executor: per-notebook time limits, the Output-widget stall, the cache round trip."""
+
+from __future__ import annotations
+
+import time
+
+import nbformat
+import pytest
+from execute_notebooks import (
+    LimitedClient,
+    NotebookTimeLimitError,
+    SilentOutputWidget,
+    execute,
+    fresh_record,
+    limit_for,
+    limit_from_measured,
+    store,
+    toc_notebooks,
+)
+from nbformat.v4 import new_code_cell, new_notebook
+
+KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
+
+# An ipywidgets Output widget redrawn at the end of every cell, as chapter 5's live explorer does.
+WIDGET_SETUP = """import ipywidgets as widgets
+from IPython.display import HTML, display
+out = widgets.Output()
+display(widgets.VBox([widgets.IntSlider(), out]))
+def redraw(i):
+    out.clear_output(wait=True)
+    with out:
+        display(HTML(f"<p>frame {i}</p>"))
+        display(HTML("<p>notice</p>"))
+"""
+
+
+def write_notebook(path, sources):
+    nb = new_notebook(cells=[new_code_cell(source) for source in sources])
+    nb.metadata["kernelspec"] = KERNELSPEC
+    nbformat.write(nb, path)
+    return path
+
+
+def test_a_notebook_that_sleeps_past_its_limit_fails_fast_and_names_itself(tmp_path):
+    path = write_notebook(tmp_path / "07_sleepy_chapter.ipynb", ["x = 1", "import time\ntime.sleep(120)", "print(x)"])
+    start = time.monotonic()
+    with pytest.raises(NotebookTimeLimitError) as error:
+        execute(path, limit=5)
+    assert time.monotonic() - start < 40, "the limit should stop the run long before the sleep ends"
+    assert "07_sleepy_chapter.ipynb" in str(error.value)
+    assert "execution limit of 5 s" in str(error.value)
+
+
+def test_output_widget_redraws_do_not_stall_the_run(tmp_path):
+    # nbclient's own Output widget echoes the captured outputs to the kernel on the shell socket
+    # while it awaits the cell's reply there; about one such cell in 25 then waited out its whole
+    # timeout (the chapter-5 stall), so 200 cells ran past the limit in most runs. Without the echo
+    # they take a few seconds.
+    client = LimitedClient(new_notebook(), limit=60)
+    assert client.widget_registry["@jupyter-widgets/output"]["OutputModel"] is SilentOutputWidget
+    path = write_notebook(tmp_path / "widgets.ipynb", [WIDGET_SETUP] + [f"redraw({i})" for i in range(200)])
+    nb, seconds = execute(path, limit=30)
+    assert seconds < 30
+    # the widget's outputs are still recorded in the notebook's widget state, as the book needs
+    states = nb.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"].values()
+    outputs = [s["state"]["outputs"] for s in states if s["model_name"] == "OutputModel"]
+    assert outputs and "frame 199" in str(outputs[0])
+
+
+def test_an_executed_notebook_is_cached_and_found_fresh(tmp_path):
+    path = write_notebook(tmp_path / "tiny.ipynb", ["print(6 * 7)"])
+    cache = tmp_path / "cache"
+    assert fresh_record(path, cache) is None
+    nb, seconds = execute(path, limit=60)
+    assert nb.cells[0].outputs[0].text == "42\n"
+    store(nb, path, seconds, runner="test", cache_dir=cache)
+    record = fresh_record(path, cache)
+    assert record is not None and record.data["runner"] == "test"
+    write_notebook(path, ["print(6 * 9)"])
+    assert fresh_record(path, cache) is None, "a changed cell must miss the cache"
+
+
+def test_limits_are_five_times_the_measured_time_and_at_least_a_minute():
+    assert limit_from_measured(3.0) == 60
+    assert limit_from_measured(20.0) == 100
+    assert limit_from_measured(41.2) == 210
+    for path in toc_notebooks():
+        assert limit_for(path) >= 60

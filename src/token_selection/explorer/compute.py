@@ -1,0 +1,220 @@
+"""``explore``: the whole story of the theory chapters for one setting, with the package's own functions.
+
+1. draw data (``make_synthetic``), take one GD step of size ``step_factor * eta*`` on ``E``
+   at ``p = 0`` (``one_step_embeddings``, ``step_size_threshold``) and compare ``E_s . v``
+   with the signed frequency ``alpha_s`` (``signed_frequency``);
+2. solve the max-margin program on the new embeddings (``solve_max_margin``, with the
+   relevant tokens of a sequence tied when there are several) and train
+   ``p`` by normalised GD with ``E`` and ``v`` frozen (``train_cls``), recording
+   cos(p, p_mm) and the attention mass on relevant tokens;
+3. read off the final scores ``E_s . p / |p|`` against importance (the U-shape).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+
+import numpy as np
+import torch
+
+from ..theory.importance import signed_frequency
+from ..theory.max_margin import solve_max_margin
+from ..theory.model import CLSAttention
+from ..theory.one_step import one_step_embeddings, predicted_correlation, step_size_threshold
+from ..theory.synthetic import make_synthetic
+from ..theory.training import train_cls
+from .config import ExplorerConfig
+from .notice import what_to_notice
+
+STAGES = ("drawing data", "one step on E", "max-margin program", "training p", "drawing panels")
+"""What ``explore`` (and then the drawing) is doing, in order; reported through ``on_stage``."""
+
+SELECTED_MASS = 0.01
+"""A relevant token counts as selected in a sequence when it holds at least this attention mass."""
+
+
+@dataclass(frozen=True)
+class ExplorerResult:
+    """Everything the three panels show, for one ``ExplorerConfig``.
+
+    token_class: (V,) int64 in {-1, 0, +1}; alpha: (V,) signed frequency;
+    values: (V,) ``E_s . v`` after the one step; scores: (V,) ``E_s . p / |p|`` after training p.
+    eta_star, step_size: ``eta*`` of the data and the step taken (``step_factor * eta*``).
+    correlation, slope: corr(values, alpha) and the least-squares slope of values on alpha;
+    predicted_correlation: ``r / sqrt(1 + r^2)`` at ``r = step_factor``;
+    predicted_slope: ``step_size |v|^2 / 2`` (the one-step formula).
+    history: arrays ``step``, ``cosine``, ``mean_relevant_attention``, ``min_relevant_attention``,
+    ``p_norm``, ``loss`` from ``train_cls`` (cosine is all NaN when there is no p_mm).
+    final_cosine: cos(p, p_mm) at the end, or None without p_mm; max_margin_message says why not.
+    relevant_per_sequence: mean number of distinct relevant tokens per sequence;
+    irrelevant_share: share of positions holding an irrelevant token.
+    selected_fraction: share of (sequence, relevant token) pairs holding >= ``SELECTED_MASS``;
+    selected_per_sequence: mean number of relevant tokens selected per sequence;
+    missed_fraction: share of sequences whose relevant mass is below 1/2;
+    selection_cosine: cos(p, max-margin direction of p's own selection), None when undefined.
+    notice: one sentence saying what to see, computed from these numbers.
+    """
+
+    config: ExplorerConfig
+    token_class: np.ndarray
+    alpha: np.ndarray
+    values: np.ndarray
+    scores: np.ndarray
+    eta_star: float
+    step_size: float
+    correlation: float
+    predicted_correlation: float
+    slope: float
+    predicted_slope: float
+    history: dict[str, np.ndarray]
+    final_cosine: float | None
+    max_margin_message: str
+    stop_reason: str
+    relevant_per_sequence: float
+    irrelevant_share: float
+    selected_fraction: float
+    selected_per_sequence: float
+    selection_cosine: float | None
+    missed_fraction: float
+    final_min_attention: float
+    final_mean_attention: float
+    notice: str
+
+
+def correlation(x: np.ndarray, y: np.ndarray) -> float:
+    """Pearson correlation of two (V,) arrays; 0 when either side is constant (never NaN)."""
+    xc, yc = x - x.mean(), y - y.mean()
+    denominator = float(np.sqrt((xc @ xc) * (yc @ yc)))
+    return float(xc @ yc) / denominator if denominator > 0 else 0.0
+
+
+def slope(x: np.ndarray, y: np.ndarray) -> float:
+    """Least-squares slope of y on x (with intercept), both (V,); 0 when x is constant."""
+    xc = x - x.mean()
+    denominator = float(xc @ xc)
+    return float(xc @ (y - y.mean())) / denominator if denominator > 0 else 0.0
+
+
+def token_mass(attention: torch.Tensor, X: torch.Tensor, vocab_size: int) -> torch.Tensor:
+    """(n, T) float64: at each position, the attention mass its token holds in the sequence (repeats summed).
+
+    attention: (n, T) weights; X: (n, T) ids. One bincount over (sequence, token) keys.
+    """
+    n = X.shape[0]
+    keys = torch.arange(n)[:, None] * vocab_size + X
+    mass = torch.bincount(keys.reshape(-1), weights=attention.detach().double().reshape(-1), minlength=n * vocab_size)
+    return mass[keys]
+
+
+def selected_relevant_per_sequence(attention: torch.Tensor, X: torch.Tensor, relevant: torch.Tensor, vocab_size: int) -> float:
+    """Mean over sequences of the number of distinct relevant tokens holding >= ``SELECTED_MASS`` of the attention.
+
+    attention: (n, T) weights; X: (n, T) ids; relevant: (n, T) bool.
+    """
+    n = X.shape[0]
+    chosen = relevant & (token_mass(attention, X, vocab_size) >= SELECTED_MASS)
+    keys = torch.unique((torch.arange(n)[:, None] * vocab_size + X)[chosen])
+    return float(torch.bincount(keys // vocab_size, minlength=n).double().mean())
+
+
+def explore(delta: float, d: int, T: int, *, on_stage: Callable[[str], None] | None = None, **settings) -> ExplorerResult:
+    """Run one setting end to end and return what the three panels show.
+
+    settings: the other fields of ``ExplorerConfig`` (n, step_factor, p_steps, seed,
+    vocab_size, p_lr, zipf). When the max-margin program has no solution (small d, or
+    no irrelevant token left) the result says why in ``max_margin_message`` and the
+    panels that need no p_mm are still filled. on_stage: called with each name in
+    ``STAGES[:4]``. Raises ValueError on settings that make no sense.
+    """
+    config = ExplorerConfig.from_settings(delta=delta, d=d, T=T, **settings)
+    with _single_thread():
+        return _explore(config, on_stage or (lambda stage: None))
+
+
+@contextmanager
+def _single_thread() -> Iterator[None]:
+    """Run torch on one thread, then restore the setting.
+
+    The tensors are tiny (V x d and n x T): on a busy 2-core machine the p-training loop
+    took 10x longer on two threads than on one. Results are identical.
+    """
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def _explore(config: ExplorerConfig, report: Callable[[str], None]) -> ExplorerResult:
+    """The body of ``explore`` for a validated config."""
+    report(STAGES[0])
+    data = make_synthetic(config.n, config.T, config.vocab_size, config.delta, zipf=config.zipf, seed=config.seed)
+    report(STAGES[1])
+    eta_star = step_size_threshold(data.X, data.y, config.vocab_size, config.d)
+    step_size = config.step_factor * eta_star
+    model = CLSAttention(config.vocab_size, config.d, seed=config.seed, dtype=torch.float64)
+    E1 = one_step_embeddings(model, data.X, data.y, step_size)
+    v = model.v.detach()
+    alpha = signed_frequency(data.X, data.y, config.vocab_size).numpy()
+    values = (E1 @ v).numpy()
+    model.E.data.copy_(E1)
+
+    report(STAGES[2])
+    try:
+        # selection=: the relevant tokens of a sequence also tie, as when p selects all of them
+        reference, message = solve_max_margin(E1, data.X, selection=data.relevant).direction, ""
+    except ValueError as error:
+        reference, message = None, str(error)
+
+    report(STAGES[3])
+    history = train_cls(model, data.X, data.y, steps=config.p_steps, lr=config.p_lr, method="normalized",
+                        reference=reference, relevant=data.relevant)  # fmt: skip
+    arrays = history.as_arrays()
+    if reference is None:
+        arrays["cosine"] = np.full_like(arrays["cosine"], np.nan)
+    with torch.no_grad():
+        attention = model.attention(data.X)
+        p = model.p.detach()
+        scores = (model.token_scores() / (float(p.norm()) or 1.0)).numpy().copy()
+    selected = token_mass(attention, data.X, config.vocab_size) >= SELECTED_MASS
+    chosen_pairs = torch.unique((torch.arange(config.n)[:, None] * config.vocab_size + data.X)[data.relevant & selected])
+    all_pairs = torch.unique((torch.arange(config.n)[:, None] * config.vocab_size + data.X)[data.relevant])
+    final_cosine = None if reference is None else float(arrays["cosine"][-1])
+    selection_cosine = final_cosine
+    if reference is not None and not torch.equal(selected, data.relevant):
+        # p chose its own set of tokens: compare it with the max-margin direction of that selection
+        try:
+            selection_cosine = float(p @ solve_max_margin(E1, data.X, selection=selected).direction) / float(p.norm())
+        except ValueError:
+            selection_cosine = None
+
+    result = ExplorerResult(
+        config=config,
+        token_class=data.token_class.numpy().copy(),
+        alpha=alpha,
+        values=values,
+        scores=scores,
+        eta_star=eta_star,
+        step_size=step_size,
+        correlation=correlation(values, alpha),
+        predicted_correlation=float(predicted_correlation(config.step_factor)),
+        slope=slope(alpha, values),
+        predicted_slope=step_size / 2 * float(v @ v),
+        history=arrays,
+        final_cosine=final_cosine,
+        max_margin_message=message,
+        stop_reason=history.stop_reason,
+        relevant_per_sequence=float(data.relevant_per_sequence().double().mean()),
+        irrelevant_share=float((~data.relevant).double().mean()),
+        selected_fraction=len(chosen_pairs) / len(all_pairs),
+        selected_per_sequence=selected_relevant_per_sequence(attention, data.X, data.relevant, config.vocab_size),
+        selection_cosine=selection_cosine,
+        missed_fraction=float(((attention * data.relevant).sum(1) < 0.5).double().mean()),
+        final_min_attention=float(arrays["min_relevant_attention"][-1]),
+        final_mean_attention=float(arrays["mean_relevant_attention"][-1]),
+        notice="",
+    )
+    return replace(result, notice=what_to_notice(result))

@@ -1,0 +1,49 @@
+"""Checkers for chapter 5's coding exercises: each runs a reader's function against the package's on fixed cases."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+
+from ..exercises import check_exercise
+from ..theory.synthetic import make_synthetic
+from .compute import selected_relevant_per_sequence
+from .config import factor_for_alignment
+
+ALIGNMENTS = (0.0, 0.3, 0.5, 2**-0.5, 0.9, 0.99, 0.998)
+"""Targets for ``factor_for_alignment``: from no step (0) through eta = eta* (1/sqrt 2) to the default's 0.998."""
+
+
+def check_factor_for_alignment(candidate: Callable[[float], float]) -> bool:
+    """Check ``candidate(target) -> eta / eta*`` against ``factor_for_alignment``.
+
+    Tolerance: relative 1e-9, since both sides are the same closed form up to float64 rounding
+    (at 0.998 the result is 15.8, and 1 - 0.998^2 loses about 3 of 16 digits).
+    """
+    cases = [((target,), {}) for target in ALIGNMENTS]
+    return check_exercise(candidate, factor_for_alignment, cases, rtol=1e-9, atol=1e-12, name="factor_for_alignment")
+
+
+def _selection_cases() -> list[tuple[tuple, dict]]:
+    """Attention patterns on generator data where several relevant tokens repeat within a sequence.
+
+    Sharp random scores put some tokens right around the 1% threshold, so counting positions
+    instead of distinct tokens, or judging each repeat on its own mass, gives another answer.
+    """
+    cases = []
+    for seed, (T, delta, sharpness) in enumerate(((8, 0.5, 3.0), (32, 0.3, 2.0), (64, 0.5, 1.0))):
+        data = make_synthetic(40, T, 50, delta, seed=seed)
+        scores = sharpness * torch.randn(40, T, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
+        cases.append(((torch.softmax(scores, dim=1), data.X, data.relevant, 50), {}))
+    return cases
+
+
+def check_selected_per_sequence(candidate: Callable[..., float]) -> bool:
+    """Check ``candidate(attention, X, relevant, vocab_size) -> float`` against ``selected_relevant_per_sequence``.
+
+    Tolerance: absolute 1e-12, since the answer is a mean of integer counts over 40 sequences
+    (a single miscounted token moves it by 0.025).
+    """
+    return check_exercise(candidate, selected_relevant_per_sequence, _selection_cases(), rtol=0.0, atol=1e-12,
+                          name="selected_per_sequence")  # fmt: skip

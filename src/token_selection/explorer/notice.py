@@ -1,0 +1,70 @@
+"""The sentence under the explorer's panels: fixed rules on the numbers of one ``ExplorerResult``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .compute import ExplorerResult
+
+NOISY_ALIGNMENT = 0.9
+"""Below this corr(E.v, alpha) the sentence is about the noise: it blurs the signal, or beats it below 1/sqrt(2)
+(where the spread of the signal falls under that of the noise: eta < eta*, chapter 3)."""
+
+
+def what_to_notice(result: ExplorerResult) -> str:
+    """One sentence, computed from the numbers of ``result``, saying what the panels show.
+
+    The first rule that applies wins: the noise beats the one-step signal; there is no
+    max-margin direction; p selects irrelevant tokens; p drops some relevant tokens;
+    p selects several relevant tokens per sequence; p converges to p_mm (or not yet).
+    """
+    c = result.config
+    corr, cos, own = result.correlation, result.final_cosine, result.selection_cosine
+    prefix = f"delta={c.delta:g}, d={c.d}, T={c.T}: "
+    if corr < NOISY_ALIGNMENT:
+        # the spread over tokens of the signal (eta/2)|v|^2 alpha_s against that of the noise E_s(0).v
+        signal, noise = result.predicted_slope * float(result.alpha.std()), c.d**-0.5
+        verb = "beats" if corr < 0.5**0.5 else "blurs"
+        return (
+            prefix + f"with a step of {c.step_factor:g} eta* the noise {verb} the signal: alignment {corr:.2f}, "
+            f"predicted {result.predicted_correlation:.2f} (signal spread eta/2 * |v|^2 * std(alpha) = {signal:.2g} "
+            f"against noise 1/sqrt(d) = {noise:.2g})"
+        )
+    if cos is None:
+        if result.irrelevant_share == 0:
+            return prefix + "every position holds a relevant token, so attention has nothing to select against (no p_mm)"
+        return (
+            prefix + f"E.v follows alpha (alignment {corr:.3f}), but no p can put every relevant token above every "
+            f"irrelevant one (no max-margin direction in d={c.d}); trained p still puts {result.final_mean_attention:.2f} "
+            "of the attention on relevant tokens on average"
+        )
+    own_text = "" if own is None else f" (cos {own:.3f})"
+    if result.missed_fraction > 0.01:
+        return (
+            prefix + f"p selects irrelevant tokens in {result.missed_fraction:.0%} of the sequences and converges to the "
+            f"max-margin direction of that wrong selection{own_text}, not to p_mm (cos {cos:.2f})"
+        )
+    if result.selected_fraction < 0.99:
+        return (
+            prefix + f"{result.relevant_per_sequence:.1f} relevant tokens per sequence on average, but p selects "
+            f"{result.selected_per_sequence:.1f} per sequence and converges to the max-margin direction of its own "
+            f"selection{own_text}, not to p_mm over all relevant tokens (cos {cos:.2f})"
+        )
+    if result.relevant_per_sequence > 1.05:
+        return (
+            prefix + f"several relevant tokens per sequence ({result.relevant_per_sequence:.1f} on average), "
+            f"and p selects all of them (cos(p, p_mm) = {cos:.3f})"
+        )
+    worst = result.final_min_attention
+    selection = (
+        "every sequence puts more than 0.99 of its attention on its relevant token"
+        if worst > 0.99
+        else f"the worst sequence puts {worst:.2f} of its attention on its relevant token"
+    )
+    if cos >= 0.99:
+        return (
+            prefix + f"E.v follows alpha (alignment {corr:.3f}, predicted {result.predicted_correlation:.3f}), "
+            f"p converges to p_mm (cos {cos:.3f}) and {selection}"
+        )
+    return prefix + f"{selection}, but the direction of p is still off p_mm (cos {cos:.3f}) when training stops"

@@ -1,0 +1,214 @@
+"""The static explorer: the three panels over the precomputed grid, as one plotly figure with three sliders.
+
+No kernel and no hand-written JavaScript: every grid point is a plotly *frame*, and each
+slider step animates to the frame that changes its own setting and keeps the two others.
+Each frame's layout carries the three sliders as they stand at that point, so the sliders
+compose although plotly's sliders are one-dimensional. The figure's ``layout.meta`` holds
+the point as ``"delta,d,T"`` (the browser test reads it).
+
+plotly.js comes from where the figure is shown: the rendered book serves its own copy
+(``BOOK_PLOTLYJS``), Colab loads it from plotly's CDN, and Jupyter draws the figure from
+plotly's own MIME type.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import textwrap
+
+import plotly.graph_objects as go
+import plotly.io as pio
+from matplotlib.colors import to_hex
+from plotly.subplots import make_subplots
+
+from ..theory.plots import CLASS_COLORS, CLASS_LABELS
+from .config import DEFAULT_CONFIG
+from .grid import grid_point
+
+ELEMENT_ID = "ch5-explorer"
+"""The id of the figure's ``div`` in the page."""
+
+BOOK_PLOTLYJS = "../_static/plotly.min.js"
+"""plotly.js as the book serves it, relative to a chapter's page."""
+
+AXES = ("delta", "d", "T")
+SLIDER_PREFIX = {"delta": "delta (relevant rate) = ", "d": "d (embedding dim.) = ", "T": "T (sequence length) = "}
+PANEL_TITLES = ("1. one step on E", "2. training p", "3. final scores: the U-shape")
+GREEN = "#2ca02c"
+SPACING = 0.1
+"""Horizontal gap between panels (share of the width): room for the y-axis title of the next panel."""
+PANEL_CENTERS = tuple((1 - 2 * SPACING) / 6 * (2 * k + 1) + SPACING * k for k in range(3))
+"""The x centre (share of the width) of each panel, where its title goes."""
+HEIGHT, PLOT_TOP, PLOT_BOTTOM = 800, 60, 420
+"""Figure height and margins in px: the panels get the middle 320 px; legend, sliders and sentences sit below."""
+
+
+def frame_name(delta: float, d: int, T: int) -> str:
+    """The frame (and ``layout.meta``) of a grid point: ``"delta,d,T"``."""
+    return f"{delta:g},{d},{T}"
+
+
+def _by_class(point: dict, key: str, token_class: list[int], cls: int) -> list:
+    return [value for value, c in zip(point[key], token_class, strict=True) if c == cls]
+
+
+def _span(values: list, pad: float = 0.06) -> list[float]:
+    finite = [v for v in values if v is not None]
+    lo, hi = min(finite), max(finite)
+    margin = pad * (hi - lo or 1.0)
+    return [lo - margin, hi + margin]
+
+
+def _traces(point: dict, token_class: list[int]) -> list[dict]:
+    """The 11 traces of one point, in a fixed order (frames replace them index by index)."""
+    classes = [(cls, CLASS_LABELS[cls], to_hex(CLASS_COLORS[cls])) for cls in (1, -1, 0)]
+    alpha = point["alpha"]
+    ends = [min(alpha), max(alpha)]
+    mean = sum(alpha) / len(alpha)
+    intercept = sum(point["ev"]) / len(point["ev"]) - point["slope"] * mean
+    kept = [i for i, step in enumerate(point["step"]) if step > 0]
+    steps = [point["step"][i] for i in kept]
+    traces = [
+        dict(type="scatter", mode="markers", name=label, legendgroup=label, marker=dict(color=color, size=7),
+             x=_by_class(point, "alpha", token_class, cls), y=_by_class(point, "ev", token_class, cls), xaxis="x", yaxis="y")
+        for cls, label, color in classes
+    ]  # fmt: skip
+    traces += [
+        dict(type="scatter", mode="lines", name=f"fit: slope {point['slope']:.3g}", line=dict(color="black"),
+             x=ends, y=[intercept + point["slope"] * a for a in ends], xaxis="x", yaxis="y"),
+        dict(type="scatter", mode="lines", name=f"predicted slope {point['pred']:.3g}", line=dict(color="black", dash="dash"),
+             x=ends, y=[point["pred"] * a for a in ends], xaxis="x", yaxis="y"),
+        dict(type="scatter", mode="lines", name="cos(p, p_mm)", line=dict(color="black"), xaxis="x2", yaxis="y2",
+             x=steps if point["cos"] else [], y=[point["cos"][i] for i in kept] if point["cos"] else []),
+        dict(type="scatter", mode="lines", name="mean relevant attention", line=dict(color=GREEN), xaxis="x2", yaxis="y2",
+             x=steps, y=[point["att_mean"][i] for i in kept]),
+        dict(type="scatter", mode="lines", name="min relevant attention", line=dict(color=GREEN, dash="dot"),
+             xaxis="x2", yaxis="y2", x=steps, y=[point["att_min"][i] for i in kept]),
+    ]  # fmt: skip
+    traces += [
+        dict(type="scatter", mode="markers", name=label, legendgroup=label, showlegend=False, marker=dict(color=color, size=7),
+             x=_by_class(point, "alpha", token_class, cls), y=_by_class(point, "ep", token_class, cls), xaxis="x3", yaxis="y3")
+        for cls, label, color in classes
+    ]  # fmt: skip
+    return traces
+
+
+def _numbers(point: dict, step_factor: float) -> str:
+    """The key numbers of a point, one line each for the one step and the training of p."""
+    step = (
+        f"one step of {step_factor:g} eta* (eta* = {point['eta_star']:.3g}, eta = {point['eta']:.4g}): "
+        f"corr(E.v, alpha) = {point['corr']:.4g}, predicted {point['corr_pred']:.4g}"
+    )
+    if point["cos_final"] is None:
+        training = "training p: no max-margin direction p_mm"
+    else:
+        training = f"training p: cos(p, p_mm) = {point['cos_final']:.3f}"
+        if point["cos_own"] is not None and point["cos_own"] != point["cos_final"]:
+            training += f", with the p_mm of p's own selection {point['cos_own']:.3f}"
+    return f"{step}<br>{training}; relevant tokens per sequence {point['rel']:.2f}, selected {point['sel']:.2f}"
+
+
+def _sliders(grid: dict, state: tuple) -> list[dict]:
+    """The three sliders at ``state`` = (delta, d, T): each step goes to the frame that changes one setting."""
+    axes = grid["config"]["axes"]
+    animate = dict(mode="immediate", frame=dict(duration=0, redraw=True), transition=dict(duration=0))
+    sliders = []
+    for k, name in enumerate(AXES):
+        steps = []
+        for value in axes[name]:
+            target = list(state)
+            target[k] = value
+            steps.append(dict(label=f"{value:g}", method="animate", args=[[frame_name(*target)], animate]))
+        sliders.append(dict(active=axes[name].index(state[k]), steps=steps, x=0.36 * k, len=0.28, y=-0.36, yanchor="top",
+                            pad=dict(t=0, b=0), currentvalue=dict(prefix=SLIDER_PREFIX[name], font=dict(size=13))))  # fmt: skip
+    return sliders
+
+
+def _layout(grid: dict, point: dict) -> dict:
+    """What changes with the point besides the traces: sliders, axis ranges, titles and sentences."""
+    state = (point["delta"], point["d"], point["T"])
+    notice = "<br>".join(textwrap.wrap(f"What to notice: {point['notice']}.", 120))
+    annotations = [
+        dict(text=title, x=x, y=1.0, xref="paper", yref="paper", xanchor="center", yanchor="bottom", showarrow=False,
+             font=dict(size=14))
+        for title, x in zip(PANEL_TITLES, PANEL_CENTERS, strict=True)
+    ]  # fmt: skip
+    annotations.append(dict(text=_numbers(point, grid["config"]["settings"]["step_factor"]) + "<br>" + notice,
+                            x=0.0, y=-0.7, xref="paper", yref="paper", xanchor="left", yanchor="top", align="left",
+                            showarrow=False, font=dict(size=12)))  # fmt: skip
+    if point["cos_final"] is None:
+        annotations.append(dict(text="no max-margin direction", x=0.5, y=0.3, xref="x2 domain", yref="y2 domain",
+                                showarrow=False, font=dict(color="#8b0000")))  # fmt: skip
+    steps = [s for s in point["step"] if s > 0]
+    return dict(
+        meta=frame_name(*state),
+        sliders=_sliders(grid, state),
+        annotations=annotations,
+        xaxis=dict(range=_span(point["alpha"])),
+        yaxis=dict(range=_span(point["ev"] + [point["pred"] * a for a in point["alpha"]])),
+        xaxis2=dict(range=[0.0, math.log10(max(steps)) + 0.05 if steps else 1.0]),
+        xaxis3=dict(range=_span(point["alpha"])),
+        yaxis3=dict(range=_span(point["ep"])),
+    )
+
+
+def static_figure(grid: dict, *, start: tuple | None = None) -> go.Figure:
+    """The static explorer as a plotly ``Figure`` with one frame per grid point.
+
+    start: (delta, d, T), a grid point; default the live explorer's defaults.
+    """
+    start = start or (DEFAULT_CONFIG.delta, DEFAULT_CONFIG.d, DEFAULT_CONFIG.T)
+    first = grid_point(grid, *start)
+    fig = make_subplots(rows=1, cols=3, horizontal_spacing=SPACING)
+    fig.add_traces(_traces(first, grid["token_class"]))
+    fig.update_layout(
+        template="plotly_white", height=HEIGHT, margin=dict(l=60, r=20, t=PLOT_TOP, b=PLOT_BOTTOM), font=dict(size=12),
+        legend=dict(orientation="h", x=0.0, y=-0.17, yanchor="top", font=dict(size=11)), **_layout(grid, first)
+    )  # fmt: skip
+    titles = (
+        ("signed frequency alpha_s", "E_s . v after one step"),
+        ("normalised-GD steps on p", "cosine / attention mass"),
+        ("signed frequency alpha_s", "E_s . p / |p| after training"),
+    )
+    for col, (x_title, y_title) in enumerate(titles, start=1):
+        fig.update_xaxes(title_text=x_title, automargin=True, row=1, col=col)
+        fig.update_yaxes(title_text=y_title, automargin=True, row=1, col=col)
+    fig.update_xaxes(type="log", row=1, col=2)
+    fig.update_yaxes(range=[-0.05, 1.05], row=1, col=2)
+    fig.frames = [
+        go.Frame(name=frame_name(p["delta"], p["d"], p["T"]), data=_traces(p, grid["token_class"]), layout=_layout(grid, p))
+        for p in grid["points"]
+    ]
+    return fig
+
+
+def static_html(fig: go.Figure, *, plotlyjs: str | bool = BOOK_PLOTLYJS) -> str:
+    """An HTML fragment drawing ``fig`` in a ``div`` with id ``ELEMENT_ID``.
+
+    plotlyjs: as ``plotly.io.to_html``'s ``include_plotlyjs``: a path to plotly.min.js,
+    ``"cdn"``, True (inline, 3.5 MB) or False (the page provides ``window.Plotly``).
+    """
+    return pio.to_html(fig, include_plotlyjs=plotlyjs, full_html=False, div_id=ELEMENT_ID, auto_play=False,
+                       config=dict(displaylogo=False, responsive=True))  # fmt: skip
+
+
+class StaticExplorer:
+    """A displayable static explorer: the HTML suited to where it is shown, and plotly's MIME type for Jupyter."""
+
+    def __init__(self, fig: go.Figure) -> None:
+        self.figure = fig
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        if "google.colab" in sys.modules:
+            # Colab renders HTML only, in a frame of its own: plotly.js must come with it
+            return {"text/html": static_html(self.figure, plotlyjs="cdn")}
+        return {
+            "application/vnd.plotly.v1+json": self.figure.to_plotly_json() | {"config": {"displaylogo": False}},
+            "text/html": static_html(self.figure),
+        }
+
+
+def static_explorer(grid: dict, *, start: tuple | None = None) -> StaticExplorer:
+    """The static explorer of ``grid`` for display in a notebook or the rendered book (see the module docstring)."""
+    return StaticExplorer(static_figure(grid, start=start))

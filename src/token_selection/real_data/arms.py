@@ -1,0 +1,58 @@
+"""The model arms the real-data chapters compare, run together, and their fast/full table of records.
+
+An arm is a (kind, mode) pair of the registry. Both real-data chapters run ``CHAPTER_ARMS`` with
+their dataset's preset and show ``arms_table``: one row per arm, the fast and the full record side
+by side, and below it how to produce any record that is missing.
+"""
+
+from __future__ import annotations
+
+from ..results import SCALES, read_record, records_table
+from .encoding import EncodedReviews
+from .pipeline import TrainedRun, missing_message, record_name, run_experiment
+from .registry import MODE_LABELS, MODEL_KINDS
+from .settings import RealDataSettings
+
+CHAPTER_ARMS = (
+    ("one_layer", "joint"),
+    ("two_layer", "joint"),
+    ("one_layer", "one_step_frozen"),
+    ("one_layer", "frozen_random"),
+)
+"""The arms of chapters 6 and 7: the paper's model and our two-layer one trained jointly, and the two frozen-E baselines."""
+TABLE_COLUMNS = ("test accuracy", "E.v shape", "score shape")
+
+
+def arm_label(kind: str, mode: str) -> str:
+    """A short row label: the kind's and the mode's short names."""
+    return f"{MODEL_KINDS[kind].label}, {MODE_LABELS[mode]}"
+
+
+def run_arms(
+    settings: RealDataSettings,
+    data: EncodedReviews,
+    arms: tuple[tuple[str, str], ...] = CHAPTER_ARMS,
+    *,
+    progress: bool = False,
+) -> dict[tuple[str, str], TrainedRun]:
+    """``run_experiment`` of every arm on ``data`` (trained, or loaded from its checkpoint): (kind, mode) -> run."""
+    return {(kind, mode): run_experiment(kind, mode, settings, data=data, progress=progress) for kind, mode in arms}
+
+
+def arms_table(dataset: str, arms: tuple[tuple[str, str], ...] = CHAPTER_ARMS, columns: tuple[str, ...] = TABLE_COLUMNS) -> str:
+    """The Markdown table of the arms' fast and full records (``results.records_table``)."""
+    rows = [(arm_label(kind, mode), record_name(dataset, kind, mode)) for kind, mode in arms]
+    return records_table(rows, list(columns))
+
+
+def records_notes(dataset: str, arms: tuple[tuple[str, str], ...] = CHAPTER_ARMS) -> str:
+    """Below a table: each full-scale record's protocol in words, or how to produce a missing record."""
+    lines = []
+    for kind, mode in arms:
+        for scale in SCALES:
+            record = read_record(record_name(dataset, kind, mode), scale)
+            if record is None:
+                lines.append(f"- {missing_message(dataset, kind, mode, scale)}")
+            elif scale == "full":
+                lines.append(f"- `{record['name']}` (full, {record['created']}): {record['protocol']}")
+    return "\n".join(lines)

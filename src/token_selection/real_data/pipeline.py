@@ -1,0 +1,191 @@
+"""The one real-data pipeline: data, a model of the registry, train-or-load, measurements, and a results record.
+
+    settings = real_data_settings()                        # fast or full preset
+    run = run_experiment("one_layer", "joint", settings)   # trains, or loads the checkpoint
+    run.metrics["test_accuracy"], run.metrics["scores"]["shape"]
+
+Every run at a preset's settings writes the record ``<dataset>-<kind>-<mode>.<scale>.json``
+(``results.write_record``) when it trained now or its record is missing or stale; runs
+under other settings (a reader's experiment) write nothing.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+
+from ..results import missing_record_message, read_record, write_record
+from .checkpoints import train_or_load
+from .encoding import EncodedReviews, prepare_reviews
+from .measurements import binary_metrics, multiclass_metrics
+from .registry import MODEL_KINDS, TRAINING_MODES, build_model, check_kind_and_mode
+from .settings import RealDataSettings, real_data_settings
+from .trainer import TrainingHistory, accuracy, default_device, one_step_size, one_step_then_freeze, train_model
+
+FULL_COMMAND = "make full (scripts/run_full_scale.py)"
+"""How a missing full-scale record is produced."""
+
+
+def record_name(dataset: str, kind: str, mode: str) -> str:
+    """The record of one experiment: ``<dataset>-<kind>-<mode>``, e.g. ``imdb-one_layer-joint``."""
+    check_kind_and_mode(kind, mode)
+    return f"{dataset}-{kind}-{mode}"
+
+
+def load_data(settings: RealDataSettings, *, progress: bool = True) -> EncodedReviews:
+    """The tokenised reviews of ``settings.dataset`` under ``settings`` (cached with a checksum)."""
+    return prepare_reviews(settings.dataset, **settings.data_arguments(), progress=progress)
+
+
+def record_settings(kind: str, mode: str, settings: RealDataSettings, dataset: str) -> dict[str, Any]:
+    """What a record's settings hash covers: the experiment and every setting."""
+    return {"dataset": dataset, "kind": kind, "mode": mode, **settings.as_dict()}
+
+
+def protocol(kind: str, mode: str, settings: RealDataSettings, data: EncodedReviews) -> str:
+    """The experiment in words, for its record."""
+    s = settings
+    frozen = f"Adam lr {s.frozen_lr:g}, at most {s.frozen_epochs} epochs, patience {s.frozen_patience}"
+    training = {
+        "joint": f"Adam lr {s.lr:g}, batches of {s.batch_size}, at most {s.epochs} epochs, patience {s.patience}",
+        "frozen_random": frozen,
+        "one_step_frozen": f"one full-batch GD step on E of size {s.step_factor:g} eta*, then {frozen}",
+    }[mode]
+    return (
+        f"{MODEL_KINDS[kind].description}; {TRAINING_MODES[mode]}. Data: {data.name} from {data.source_label}, "
+        f"{len(data.train):,} training / {len(data.validation):,} validation / {len(data.test):,} test reviews, "
+        f"first {s.T} tokens, vocabulary V = {data.vocab_size:,} (words seen >= {s.min_count} times in training). "
+        f"d = {s.d}; {training}; early stopping on validation accuracy, best epoch kept; seed {s.seed}. "
+        f"Curves: tokens seen >= {s.importance_min_count} times, binned at the rebuttal's 20 centres "
+        f"(edges at midpoints: our inference); shapes by classify_shape with {s.n_boot} bootstrap resamples."
+    )
+
+
+@dataclass
+class TrainedRun:
+    """A trained (or loaded) model, its history and its metrics (as in its record)."""
+
+    dataset: str
+    kind: str
+    mode: str
+    settings: RealDataSettings
+    model: nn.Module
+    history: TrainingHistory
+    metrics: dict[str, Any]
+    record: str | None
+    loaded: bool
+    checkpoint: Path
+
+    @property
+    def test_accuracy(self) -> float:
+        return float(self.metrics["test_accuracy"])
+
+    def summary(self) -> str:
+        """One line: what it is, test accuracy, epochs, time, hardware, loaded or trained."""
+        h = self.history
+        how = "loaded from its checkpoint" if self.loaded else "trained now"
+        return (
+            f"{self.dataset}, {MODEL_KINDS[self.kind].description}, {self.mode}: test accuracy {self.test_accuracy:.1%}; "
+            f"best epoch {h.best_epoch} of {len(h.epoch)} ({h.stop_reason}); {h.seconds:.1f} s on {h.hardware}; {how}"
+        )
+
+
+def _trainer(kind: str, mode: str, data: EncodedReviews, settings: RealDataSettings, common: dict[str, Any]):
+    """The function ``train_or_load`` calls: trains a model in place, returns its history and test accuracy."""
+    s = settings
+    frozen = {"epochs": s.frozen_epochs, "lr": s.frozen_lr, "patience": s.frozen_patience, **common}
+
+    def train(model: nn.Module) -> dict[str, Any]:
+        extra: dict[str, float] = {}
+        start = time.perf_counter()
+        if mode == "joint":
+            history = train_model(model, data.train, data.validation, epochs=s.epochs, lr=s.lr, patience=s.patience, **common)
+        elif mode == "frozen_random":
+            history = train_model(model, data.train, data.validation, train_embeddings=False, **frozen)
+        else:
+            eta_star, eta = one_step_size(data.train, data.vocab_size, s.d, s.step_factor)
+            history = one_step_then_freeze(model, data.train, data.validation, step_lr=eta, **frozen)
+            extra = {"eta_star": eta_star, "step_size": eta, "step_factor": s.step_factor}
+        history.seconds = time.perf_counter() - start
+        return {**history.as_dict(), "test_accuracy": accuracy(model, data.test), **extra}
+
+    return train
+
+
+def run_experiment(
+    kind: str = "one_layer",
+    mode: str = "joint",
+    settings: RealDataSettings | None = None,
+    *,
+    data: EncodedReviews | None = None,
+    device: torch.device | str | None = None,
+    cache_dir: str | None = None,
+    progress: bool = True,
+) -> TrainedRun:
+    """Train (or load) a model of ``kind`` in ``mode`` on ``data`` (default: ``load_data(settings)``), measure it,
+    and write its record when ``settings`` is a preset."""
+    check_kind_and_mode(kind, mode)
+    settings = real_data_settings() if settings is None else settings
+    data = load_data(settings, progress=progress) if data is None else data
+    device = torch.device(device) if device is not None else default_device()
+    model = build_model(kind, data.vocab_size, settings.d, seed=settings.seed).to(device)
+    common = {"batch_size": settings.batch_size, "seed": settings.seed, "device": device, "progress": progress}
+    common["desc"] = f"{data.name}: {kind}, {mode}"
+    training = {k: v for k, v in settings.as_dict().items() if k not in ("importance_min_count", "n_boot", "scale")}
+    config = {"kind": kind, "mode": mode, "data": data.config, "settings": training}
+    result = train_or_load(
+        model, f"{data.name}-{kind}-{mode}", config, _trainer(kind, mode, data, settings, common), cache_dir=cache_dir
+    )
+    model.to(device)
+    saved = dict(result.history)
+    trained = {key: saved.pop(key) for key in ("test_accuracy", "eta_star", "step_size", "step_factor") if key in saved}
+    history = TrainingHistory.from_dict(saved)
+    name = record_name(data.name, kind, mode) if settings == real_data_settings(settings.scale, settings.dataset) else None
+    wanted = record_settings(kind, mode, settings, data.name)
+    existing = read_record(name, settings.scale, settings=wanted) if name else None
+    if existing is not None and result.loaded:
+        metrics = existing["metrics"]
+    else:
+        measure = multiclass_metrics if MODEL_KINDS[kind].num_classes > 2 else binary_metrics
+        metrics = {
+            **trained,
+            "best_validation_accuracy": history.best_validation_accuracy,
+            "best_epoch": history.best_epoch,
+            "epochs_run": len(history.epoch),
+            "train_seconds": history.seconds,
+            "hardware": history.hardware,
+            "source": data.source_label,
+            "stand_in": data.stand_in,
+            "vocab_size": data.vocab_size,
+            "n_train": len(data.train),
+            "n_test": len(data.test),
+            **measure(model, data, min_count=settings.importance_min_count, n_boot=settings.n_boot, seed=settings.seed),
+        }
+        if name:
+            write_record(
+                name,
+                settings.scale,
+                protocol=protocol(kind, mode, settings, data),
+                settings=wanted,
+                metrics=metrics,
+                seeds=[settings.seed],
+                seconds=history.seconds,
+            )
+    return TrainedRun(data.name, kind, mode, settings, model, history, metrics, name, result.loaded, result.path)
+
+
+def read_run_record(dataset: str, kind: str, mode: str, scale: str) -> dict[str, Any] | None:
+    """The record of an experiment at ``scale`` (any settings: a record written under other settings is still shown,
+    with its protocol), or None."""
+    return read_record(record_name(dataset, kind, mode), scale)
+
+
+def missing_message(dataset: str, kind: str, mode: str, scale: str) -> str:
+    """What a page prints for a missing record: how to produce it."""
+    command = FULL_COMMAND if scale == "full" else f"run_experiment({kind!r}, {mode!r}, real_data_settings('fast', {dataset!r}))"
+    return missing_record_message(record_name(dataset, kind, mode), scale, command)

@@ -1,0 +1,334 @@
+"""``CLAIMS``: every claim of the paper the course scores, with its source, our measure and a verdict rule.
+
+A claim is here only if a passage of the sources makes it (the abstract or the public
+OpenReview discussion); the course's own derivations are checked in the chapters, not
+scored here. Each claim names the results records its number comes from and how that
+number is read from them (``measure``), so the report table is generated from this one
+definition (``report.table``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from . import paper_numbers as pn
+from .measures import (
+    THEORY_RECORD,
+    Records,
+    gap,
+    real_record,
+    shape_verdict,
+    show_shape,
+    std_ratio,
+    theory,
+    weaker,
+    worst_class,
+)
+from .verdicts import AtLeast, PositiveInterval, Rule, ShapeIs, WeakerTrend, Within, WithinFactor
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One row of the report.
+
+    key: identifier; statement: the claim, in the course's words; tag: "abstract" or
+    "discussion"; source: the passage; paper: the paper's number as text ("" when the source
+    gives none); table: (centres, means) of a rebuttal table the shape rule can read, or None;
+    records: names of the results records our number needs; measure: their metrics -> the
+    value the rule judges; show: that value as text; rule: the verdict rule; protocol: what
+    our number is, in words; chapter: where the course discusses the claim.
+    """
+
+    key: str
+    statement: str
+    tag: str
+    source: str
+    paper: str
+    table: tuple[np.ndarray, np.ndarray] | None
+    records: tuple[str, ...]
+    measure: Callable[[Records], Any]
+    show: Callable[[Any], str]
+    rule: Rule
+    protocol: str
+    chapter: str
+
+
+_KQ = "two-layer model with key-query matrices in both layers (ours, chapter 8)"
+_ONE_LAYER = "one-layer model, E, p, v trained jointly on IMDB reviews"
+_SHAPE_PROTOCOL = "shape rule over tokens seen at least the pipeline's minimum count, importance = posterior gap"
+
+CLAIMS: tuple[Claim, ...] = (
+    Claim(
+        "one_step_alignment",
+        "After one gradient step on the embeddings, E_s . v is proportional to the token's average signed frequency",
+        "abstract",
+        "abstract",
+        "",
+        None,
+        (THEORY_RECORD,),
+        theory("one_step.corr"),
+        lambda v: f"corr {v:.3f}",
+        AtLeast(0.9),
+        "corr(E_s . v, alpha_s) on the synthetic reference case, eta about 14 eta*",
+        "03_one_step",
+    ),
+    Claim(
+        "one_step_any_data",
+        "The one-step alignment needs no assumption on the data, only a large embedding dimension (Lemma 4.1)",
+        "discussion",
+        "authors' reply to reviewer vwUg",
+        "",
+        None,
+        (THEORY_RECORD,),
+        theory("one_step_several.corr"),
+        lambda v: f"corr {v:.3f}",
+        AtLeast(0.9),
+        "the same correlation on synthetic data that break Assumption 1 (delta = 0.3)",
+        "03_one_step",
+    ),
+    Claim(
+        "selection",
+        "After p is trained to convergence, the softmax selects the important tokens",
+        "abstract",
+        "abstract",
+        "",
+        None,
+        (THEORY_RECORD,),
+        theory("selection.min_attention"),
+        lambda v: f"worst sequence {v:.4f}",
+        AtLeast(0.99),
+        "attention on the relevant token, worst training sequence, after normalised GD on p",
+        "04_max_margin",
+    ),
+    Claim(
+        "max_margin",
+        "The trained <cls> embedding p maximises the margin for that selection",
+        "abstract",
+        "abstract",
+        "",
+        None,
+        (THEORY_RECORD,),
+        theory("selection.cos"),
+        lambda v: f"cos {v:.4f}",
+        AtLeast(0.99),
+        "cos(p, p_mm) after normalised GD on p, reference case",
+        "04_max_margin",
+    ),
+    Claim(
+        "global",
+        "From a random initialisation and one step, p converges to a max-margin direction that selects "
+        "every relevant token; no other direction is possible (Theorem 4.3)",
+        "discussion",
+        "authors' rebuttal to reviewer q6jg (W3)",
+        "",
+        None,
+        (THEORY_RECORD,),
+        theory("seed_sweep_d2048.share_selected"),
+        lambda v: f"{v:.0%} of seeds",
+        AtLeast(1.0),
+        "share of seeds (data and initialisation) with worst-sequence attention and cos(p, p_mm) >= 0.99, d = 2048",
+        "04_max_margin",
+    ),
+    Claim(
+        "several_relevant",
+        "Beyond Assumption 1: if p converges in direction it selects at least one relevant token in every sequence",
+        "discussion",
+        "authors' rebuttal to reviewer q6jg (W2)",
+        "",
+        None,
+        (THEORY_RECORD,),
+        theory("selection_several.min_attention"),
+        lambda v: f"worst sequence {v:.4f}",
+        AtLeast(0.99),
+        "total attention on the relevant tokens, worst sequence, delta = 0.3 (several per sequence)",
+        "08_beyond",
+    ),
+    Claim(
+        "multiclass_one_step",
+        "With K classes, after one step E_s . v_k follows a generalised signed frequency of class k",
+        "discussion",
+        "authors' rebuttal to reviewer E1M4 (Q2)",
+        "",
+        None,
+        (THEORY_RECORD,),
+        theory("multiclass_corr"),
+        lambda v: f"worst class corr {v:.3f}",
+        AtLeast(0.9),
+        "K = 4 synthetic classes (ours), correlation of E_s . v_k with the class-k signed frequency",
+        "08_beyond",
+    ),
+    Claim(
+        "trained_accuracy",
+        "Trained embeddings: test accuracy around 95%",
+        "discussion",
+        "authors' rebuttal to reviewer q6jg (W1)",
+        f"about {pn.TRAINED_ACCURACY:.0%} (dataset not stated)",
+        None,
+        (real_record("one_layer"),),
+        lambda r: r[real_record("one_layer")]["test_accuracy"],
+        lambda v: f"{v:.1%}",
+        Within(pn.TRAINED_ACCURACY, 0.05),
+        f"{_ONE_LAYER}, test accuracy",
+        "06_imdb",
+    ),
+    Claim(
+        "frozen_accuracy",
+        "Embeddings frozen at random, only p and the classifier trained: test accuracy around 72%",
+        "discussion",
+        "authors' rebuttal to reviewer q6jg (W1)",
+        f"about {pn.FROZEN_ACCURACY:.0%} (dataset not stated)",
+        None,
+        (real_record("one_layer", "frozen_random"),),
+        lambda r: r[real_record("one_layer", "frozen_random")]["test_accuracy"],
+        lambda v: f"{v:.1%}",
+        Within(pn.FROZEN_ACCURACY, 0.05),
+        "one-layer model on IMDB, E frozen at its random draw",
+        "08_beyond",
+    ),
+    Claim(
+        "frozen_gap",
+        "Training the embeddings matters: trained beats frozen random embeddings",
+        "discussion",
+        "authors' rebuttal to reviewer q6jg (W1)",
+        f"{100 * (pn.TRAINED_ACCURACY - pn.FROZEN_ACCURACY):.0f} points",
+        None,
+        (real_record("one_layer"), real_record("one_layer", "frozen_random")),
+        gap,
+        lambda v: f"{v['value']:.1f} points [{v['low']:.1f}, {v['high']:.1f}]",
+        PositiveInterval(),
+        "trained minus frozen test accuracy, 95% interval from the test-set sizes",
+        "08_beyond",
+    ),
+    Claim(
+        "std_ratio_values",
+        "One step on E, then E frozen: the average per-bin std of E_s . v is smaller than after training E to convergence",
+        "discussion",
+        "authors' rebuttal to reviewer vwUg (Q3)",
+        f"about {pn.ONE_STEP_STD_RATIO_VALUES:.0f}x",
+        None,
+        (real_record("one_layer"), real_record("one_layer", "one_step_frozen")),
+        std_ratio("values"),
+        lambda v: f"{v:.1f}x",
+        WithinFactor(pn.ONE_STEP_STD_RATIO_VALUES, 1.5),
+        "count-weighted mean per-bin std, jointly trained over one step then frozen, same bins",
+        "08_beyond",
+    ),
+    Claim(
+        "std_ratio_scores",
+        "The same for E_s . p",
+        "discussion",
+        "authors' rebuttal to reviewer vwUg (Q3)",
+        f"about {pn.ONE_STEP_STD_RATIO_SCORES:.0f}x",
+        None,
+        (real_record("one_layer"), real_record("one_layer", "one_step_frozen")),
+        std_ratio("scores"),
+        lambda v: f"{v:.1f}x",
+        WithinFactor(pn.ONE_STEP_STD_RATIO_SCORES, 1.5),
+        "as above, for E_s . p",
+        "08_beyond",
+    ),
+    Claim(
+        "joint_values",
+        "With all embeddings trained to convergence, E_s . v still increases with the token's importance",
+        "discussion",
+        "authors' rebuttal to reviewer vwUg (Q1)",
+        "",
+        None,
+        (real_record("one_layer"),),
+        shape_verdict(real_record("one_layer"), "values"),
+        show_shape,
+        ShapeIs("increasing"),
+        f"{_ONE_LAYER}; {_SHAPE_PROTOCOL}",
+        "06_imdb",
+    ),
+    Claim(
+        "joint_scores",
+        "... and E_s . p is high for tokens of either sign (U-shaped)",
+        "discussion",
+        "authors' rebuttal to reviewer vwUg (Q1) with the tables of the rebuttal",
+        "",
+        None,
+        (real_record("one_layer"),),
+        shape_verdict(real_record("one_layer"), "scores"),
+        show_shape,
+        ShapeIs("U-shaped"),
+        f"{_ONE_LAYER}; {_SHAPE_PROTOCOL}",
+        "06_imdb",
+    ),
+    Claim(
+        "key_query_scores",
+        "Key-query matrices in both layers: p . W2 E_s is U-shaped",
+        "discussion",
+        "authors' rebuttal to reviewer q6jg (Q2)",
+        "table of 20 bin means",
+        (pn.REBUTTAL_BIN_CENTRES, pn.REBUTTAL_KEY_QUERY["scores"]),
+        (real_record("key_query"),),
+        shape_verdict(real_record("key_query"), "scores"),
+        show_shape,
+        ShapeIs("U-shaped"),
+        f"{_KQ}; {_SHAPE_PROTOCOL}",
+        "08_beyond",
+    ),
+    Claim(
+        "key_query_values",
+        "Key-query matrices in both layers: E_s . v increases with importance",
+        "discussion",
+        "authors' rebuttal to reviewer q6jg (Q2)",
+        "table of 20 bin means",
+        (pn.REBUTTAL_BIN_CENTRES, pn.REBUTTAL_KEY_QUERY["values"]),
+        (real_record("key_query"),),
+        shape_verdict(real_record("key_query"), "values"),
+        show_shape,
+        ShapeIs("increasing"),
+        f"{_KQ}; {_SHAPE_PROTOCOL}",
+        "08_beyond",
+    ),
+    Claim(
+        "mlp_scores",
+        "An MLP after the attention: E_s . p still tracks importance (the rebuttal says it increases "
+        "with alpha_s; its table over the posterior gap is U-shaped)",
+        "discussion",
+        "authors' rebuttal to reviewer E1M4 (Q4)",
+        "table of 20 bin means",
+        (pn.REBUTTAL_BIN_CENTRES, pn.REBUTTAL_MLP["scores"]),
+        (real_record("mlp"),),
+        shape_verdict(real_record("mlp"), "scores"),
+        show_shape,
+        ShapeIs("U-shaped"),
+        f"attention + residual MLP (ours, chapter 8); {_SHAPE_PROTOCOL}",
+        "08_beyond",
+    ),
+    Claim(
+        "mlp_values",
+        "An MLP after the attention: the monotonicity of E_s . v is less evident",
+        "discussion",
+        "authors' rebuttal to reviewer E1M4 (Q4)",
+        "table of 20 bin means",
+        (pn.REBUTTAL_BIN_CENTRES, pn.REBUTTAL_MLP["values"]),
+        (real_record("mlp"), real_record("one_layer")),
+        weaker,
+        lambda v: f"Spearman [{v['ours'][0]:+.2f}, {v['ours'][1]:+.2f}]",
+        WeakerTrend("the one-layer model"),
+        "Spearman interval of E_s . v in the MLP model against the one-layer model's, same data",
+        "08_beyond",
+    ),
+    Claim(
+        "yelp_stars",
+        "4-class Yelp: E_s . v_k increases with the class-k importance",
+        "discussion",
+        "authors' rebuttal to reviewer E1M4 (Q2)",
+        "tables for classes 2 and 4 (19 bins each); class 4 shown",
+        pn.REBUTTAL_YELP_STARS[4],
+        (real_record("multiclass", dataset="yelp_stars"),),
+        worst_class,
+        show_shape,
+        ShapeIs("increasing"),
+        "K = 4 star classes of Yelp (needs the Hugging Face hub); worst class",
+        "08_beyond",
+    ),
+)
+"""Every scored claim, in the order of the report."""

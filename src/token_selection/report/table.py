@@ -1,0 +1,120 @@
+"""The report table, generated from ``CLAIMS`` and the results records: one row per claim, fast and full side by side.
+
+For each claim and scale the row reads the claim's records (``results.read_record``),
+computes our number with the claim's ``measure`` and judges it with its rule; a missing
+record gives "not run" and the row says how to produce it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ..real_data.pipeline import missing_message
+from ..results import missing_record_message, read_record
+from ..theory.shape import classify_shape
+from .claims import CLAIMS, Claim
+from .theory_claims import COMMAND as THEORY_COMMAND
+from .theory_claims import RECORD as THEORY
+from .verdicts import judge
+
+SCALES = ("fast", "full")
+
+
+def produce_command(record: str, scale: str) -> str:
+    """What a page prints for a missing ``record`` at ``scale``: where it would be and how to produce it."""
+    if record == THEORY:
+        return missing_record_message(record, scale, THEORY_COMMAND.format(scale=scale))
+    dataset, kind, mode = record.split("-")
+    return missing_message(dataset, kind, mode, scale)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """Our number for one claim at one scale: its text, the verdict, why, and the protocol of its records."""
+
+    ours: str
+    verdict: str
+    why: str
+    protocol: str
+
+
+def outcome(claim: Claim, scale: str) -> Outcome:
+    """Read the claim's records at ``scale``, measure and judge."""
+    records = {name: read_record(name, scale) for name in claim.records}
+    missing = [name for name, record in records.items() if record is None]
+    if missing:
+        how = "; ".join(produce_command(name, scale) for name in missing)
+        return Outcome("not run", "not run", how, "")
+    try:
+        value = claim.measure({name: record["metrics"] for name, record in records.items()})
+    except KeyError as error:  # a record written before the metric existed
+        commands = "; ".join(produce_command(name, scale) for name in claim.records)
+        return Outcome("not measured", "not run", f"the {scale} record has no metric {error} (older code). {commands}", "")
+    verdict, why = judge(claim.rule, value)
+    protocols = " | ".join(dict.fromkeys(record["protocol"] for record in records.values()))
+    return Outcome(claim.show(value), verdict, why, protocols)
+
+
+def paper_cell(claim: Claim) -> str:
+    """The paper's number; for a table, also its shape by the course's shape rule."""
+    if claim.table is None:
+        return claim.paper or "no number"
+    verdict = classify_shape(*claim.table)
+    return f"{claim.paper}; by our rule: {verdict.shape} (Spearman {verdict.spearman:+.2f})"
+
+
+@dataclass(frozen=True)
+class ReportRow:
+    """One claim with its outcome at each scale."""
+
+    claim: Claim
+    paper: str
+    outcomes: dict[str, Outcome]
+
+
+def report_rows(claims: Iterable[Claim] = CLAIMS, scales: tuple[str, ...] = SCALES) -> list[ReportRow]:
+    """The report's rows, in the order of ``claims``."""
+    return [ReportRow(c, paper_cell(c), {scale: outcome(c, scale) for scale in scales}) for c in claims]
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def markdown_table(rows: list[ReportRow]) -> str:
+    """The report as a Markdown table: claim, tag and source, the paper's number, ours and verdict per scale."""
+    scales = list(rows[0].outcomes) if rows else list(SCALES)
+    header = ["#", "claim", "tag: source", "paper"]
+    for scale in scales:
+        header += [f"ours ({scale})", f"verdict ({scale})"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for number, row in enumerate(rows, start=1):
+        cells = [str(number), row.claim.statement, f"[{row.claim.tag}] {row.claim.source}", row.paper]
+        for scale in scales:
+            result = row.outcomes[scale]
+            cells += [result.ours, f"**{result.verdict}**: {result.why}" if result.verdict != "not run" else "not run"]
+        lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+    return "\n".join(lines)
+
+
+def protocols_markdown(rows: list[ReportRow]) -> str:
+    """A numbered list: for each claim, what our number is and its verdict rule."""
+    return "\n".join(
+        f"{number}. **{row.claim.key}**: {row.claim.protocol}. Rule: {row.claim.rule.describe()}."
+        for number, row in enumerate(rows, start=1)
+    )
+
+
+def records_markdown(claims: Iterable[Claim] = CLAIMS, scales: tuple[str, ...] = SCALES) -> str:
+    """A list of every record the claims read, per scale: its protocol and date, or how to produce it."""
+    lines = []
+    for name in dict.fromkeys(name for claim in claims for name in claim.records):
+        lines.append(f"- **{name}**")
+        for scale in scales:
+            record = read_record(name, scale)
+            if record is None:
+                lines.append(f"  - {scale}: {produce_command(name, scale)}")
+            else:
+                lines.append(f"  - {scale} ({record['created']}, {record['machine']}): {record['protocol']}")
+    return "\n".join(lines)

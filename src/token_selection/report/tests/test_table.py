@@ -1,0 +1,93 @@
+import json
+
+import numpy as np
+import pytest
+
+from token_selection.report import claims as claims_module
+from token_selection.report.claims import CLAIMS
+from token_selection.report.measures import accuracy_gap, real_record
+from token_selection.report.table import markdown_table, outcome, paper_cell, records_markdown, report_rows
+from token_selection.report.theory_claims import RECORD as THEORY
+from token_selection.results import RECORDS_VARIABLE, write_record
+
+SOURCE_TAGS = ("abstract", "discussion")
+
+
+def test_claims_are_unique_tagged_and_cited():
+    keys = [claim.key for claim in CLAIMS]
+    assert len(keys) == len(set(keys))
+    for claim in CLAIMS:
+        assert claim.tag in SOURCE_TAGS
+        assert claim.source == "abstract" if claim.tag == "abstract" else claim.source.startswith("authors'")
+
+
+def test_paper_numbers_in_claims_come_from_paper_numbers():
+    text = {claim.key: claim.paper for claim in CLAIMS}
+    assert text["trained_accuracy"].startswith("about 95%") and text["frozen_gap"] == "23 points"
+    assert text["std_ratio_values"] == "about 8x" and text["std_ratio_scores"] == "about 6x"
+    assert "by our rule: U-shaped" in paper_cell(next(c for c in CLAIMS if c.key == "key_query_scores"))
+
+
+def test_accuracy_gap_interval():
+    gap, low, high = accuracy_gap(0.9, 10_000, 0.7, 10_000)
+    assert gap == pytest.approx(20.0)
+    assert high - gap == pytest.approx(gap - low) == pytest.approx(196 * np.sqrt(0.09 / 1e4 + 0.21 / 1e4))
+
+
+@pytest.fixture
+def records(tmp_path, monkeypatch):
+    monkeypatch.setenv(RECORDS_VARIABLE, str(tmp_path))
+    return tmp_path
+
+
+def _curve(shape: str, low: float, high: float, std: float) -> dict:
+    return {
+        "shape": shape,
+        "mean_bin_std": std,
+        "verdict": {"shape": shape, "spearman": (low + high) / 2, "spearman_ci": [low, high]},
+    }
+
+
+def test_rows_read_records_and_say_how_to_produce_missing_ones(records):
+    joint = {
+        "test_accuracy": 0.9,
+        "n_test": 2000,
+        "values": _curve("increasing", 0.8, 0.9, 2.0),
+        "scores": _curve("U-shaped", -0.1, 0.1, 3.0),
+    }
+    write_record(real_record("one_layer"), "fast", protocol="joint run", settings={}, metrics=joint)
+    frozen = {"test_accuracy": 0.7, "n_test": 2000}
+    write_record(real_record("one_layer", "frozen_random"), "fast", protocol="frozen run", settings={}, metrics=frozen)
+    step = {"values": _curve("flat", -0.1, 0.1, 0.25), "scores": _curve("flat", -0.1, 0.1, 1.0)}
+    write_record(real_record("one_layer", "one_step_frozen"), "fast", protocol="one step run", settings={}, metrics=step)
+    write_record(
+        real_record("mlp"), "fast", protocol="mlp run", settings={}, metrics={"values": _curve("increasing", 0.5, 0.6, 1.0)}
+    )
+    by_key = {claim.key: claim for claim in CLAIMS}
+    assert outcome(by_key["trained_accuracy"], "fast").verdict == "reproduced"
+    assert outcome(by_key["frozen_gap"], "fast").verdict == "reproduced"
+    assert outcome(by_key["std_ratio_values"], "fast").verdict == "reproduced"  # 2.0 / 0.25 = 8
+    assert outcome(by_key["std_ratio_scores"], "fast").verdict == "partly"  # 3x
+    assert outcome(by_key["joint_scores"], "fast").verdict == "reproduced"
+    assert outcome(by_key["mlp_values"], "fast").verdict == "reproduced"
+    missing = outcome(by_key["key_query_scores"], "fast")
+    assert missing.verdict == "not run" and "run_experiment('key_query', 'joint'" in missing.why
+    old = outcome(by_key["mlp_scores"], "fast")  # the mlp record has no scores
+    assert old.ours == "not measured" and "'scores'" in old.why
+    theory = outcome(by_key["selection"], "full")
+    assert theory.verdict == "not run" and "token_selection.report.theory_claims" in theory.why
+    table = markdown_table(report_rows())
+    assert table.count("\n") == len(CLAIMS) + 1 and "ours (fast)" in table and "verdict (full)" in table
+    assert "joint run" in records_markdown()
+
+
+def test_theory_record_is_read(records):
+    metrics = {"selection": {"min_attention": 0.995, "cos": 0.98}}
+    (records / f"{THEORY}.fast.json").write_text("{}")  # corrupt: read_record needs a version
+    assert outcome(next(c for c in CLAIMS if c.key == "selection"), "fast").verdict == "not run"
+    write_record(THEORY, "fast", protocol="synthetic", settings={}, metrics=metrics)
+    by_key = {claim.key: claim for claim in CLAIMS}
+    assert outcome(by_key["selection"], "fast").verdict == "reproduced"
+    assert outcome(by_key["max_margin"], "fast").verdict == "not reproduced"
+    assert json.loads((records / f"{THEORY}.fast.json").read_text())["protocol"] == "synthetic"
+    assert claims_module.THEORY_RECORD == THEORY

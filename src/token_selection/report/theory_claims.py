@@ -1,0 +1,154 @@
+"""Our numbers for the report's synthetic claims, written as the results record ``report-theory``.
+
+    TOKEN_SELECTION_SCALE=fast python -m token_selection.report.theory_claims   # or full
+
+Everything is float64 and seeded, on the course's reference case (``ReferenceCase``) and
+its variants; the full scale only repeats the seed sweep over more seeds.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict
+
+import numpy as np
+import torch
+
+from ..results import write_record
+from ..scale import by_scale, compute_scale
+from ..studies.synthetic_variants import make_multiclass_synthetic
+from ..theory.importance import signed_frequency
+from ..theory.max_margin import solve_max_margin
+from ..theory.multiclass import class_signed_frequency, multiclass_one_step_embeddings
+from ..theory.one_step import predicted_correlation, step_size_threshold
+from ..theory.synthetic import ReferenceCase
+from ..theory.training import train_cls
+
+RECORD = "report-theory"
+COMMAND = "TOKEN_SELECTION_SCALE={scale} python -m token_selection.report.theory_claims"
+TRAINING = {"steps": 5000, "lr": 1.0, "method": "normalized"}
+"""Training of p in every claim: normalised GD (it stops early once the gradient reaches float64 rounding)."""
+MULTICLASS = {"K": 4, "vocab_size": 60, "n": 400, "T": 8, "d": 512, "n_relevant": 5, "eta": 200.0}
+
+
+def _corr(a: torch.Tensor, b: torch.Tensor) -> float:
+    return float(np.corrcoef(a.detach().double().numpy(), b.detach().double().numpy())[0, 1])
+
+
+def one_step_alignment(case: ReferenceCase) -> dict[str, float]:
+    """corr(E_s(1) . v, alpha_s) after the case's one step, with r = eta / eta* and the predicted correlation."""
+    data, model = case.build()
+    alpha = signed_frequency(data.X, data.y, case.vocab_size)
+    r = case.eta / step_size_threshold(data.X, data.y, case.vocab_size, case.d)
+    return {"corr": _corr(model.E @ model.v, alpha), "r": r, "predicted": float(predicted_correlation(r))}
+
+
+def selection_after_training(case: ReferenceCase) -> dict[str, float]:
+    """Train p (``TRAINING``) after the one step: worst-sequence attention on its relevant tokens, cos(p, p_mm).
+
+    cos is NaN when the max-margin program is infeasible. With several relevant tokens per
+    sequence the attention is the total on all of them.
+    """
+    data, model = case.build()
+    try:
+        p_mm = solve_max_margin(model.E.detach(), data.X, data.relevant).direction
+    except ValueError:
+        p_mm = None
+    history = train_cls(model, data.X, data.y, reference=p_mm, relevant=data.relevant, **TRAINING)
+    cosine = history.cosine[-1] if p_mm is not None else float("nan")
+    return {"min_attention": history.min_relevant_attention[-1], "cos": cosine, "steps": history.step[-1]}
+
+
+def multiclass_alignment() -> float:
+    """Worst class: corr(E_s(1) . v_k, class-k signed frequency) after one step with K = 4 (synthetic, ours)."""
+    c = MULTICLASS
+    data = make_multiclass_synthetic(c["n"], c["T"], c["vocab_size"], c["K"], n_relevant=c["n_relevant"], seed=0)
+    gen = torch.Generator().manual_seed(0)
+    E0 = torch.randn(c["vocab_size"], c["d"], generator=gen, dtype=torch.float64) / c["d"] ** 0.5
+    W = torch.randn(c["K"], c["d"], generator=gen, dtype=torch.float64) / c["d"] ** 0.5
+    E1 = multiclass_one_step_embeddings(E0, torch.zeros(c["d"], dtype=torch.float64), W, data.X, data.y, lr=c["eta"])
+    beta = class_signed_frequency(data.X, data.y, c["K"], c["vocab_size"])
+    return min(_corr((E1 @ W.T)[:, k], beta[:, k]) for k in range(c["K"]))
+
+
+SWEEP_DIMENSIONS = (512, 2048)
+"""Embedding dimensions of the seed sweep: the reference case's, and the paper's real-data one."""
+SELECTED = 0.99
+"""A run selects every relevant token when its worst sequence puts at least this attention on them, and
+converges to p_mm when cos(p, p_mm) is at least this."""
+
+
+def seed_sweep(d: int, seeds: int) -> dict:
+    """The reference case at dimension ``d`` for data and initialisation seeds 0..seeds-1: per-seed numbers and
+    the share of seeds whose p selects every relevant token and reaches p_mm (both at least ``SELECTED``)."""
+    runs = [selection_after_training(ReferenceCase(seed=seed, d=d)) for seed in range(seeds)]
+    good = [run["min_attention"] >= SELECTED and run["cos"] >= SELECTED for run in runs]
+    return {
+        "d": d,
+        "seeds": seeds,
+        "cos": [run["cos"] for run in runs],
+        "min_attention": [run["min_attention"] for run in runs],
+        "share_selected": float(np.mean(good)),
+    }
+
+
+def theory_metrics() -> dict:
+    """Every synthetic number of the report at the current scale."""
+    reference = ReferenceCase()
+    several = ReferenceCase(delta=0.3)
+    seeds = by_scale(fast=5, full=20)
+    return {
+        "one_step": one_step_alignment(reference),
+        "one_step_several": one_step_alignment(several),
+        "selection": selection_after_training(reference),
+        "selection_several": selection_after_training(several),
+        **{f"seed_sweep_d{d}": seed_sweep(d, seeds) for d in SWEEP_DIMENSIONS},
+        "multiclass_corr": multiclass_alignment(),
+    }
+
+
+def protocol() -> str:
+    """The record's protocol in words."""
+    case = ReferenceCase()
+    seeds = by_scale(fast=5, full=20)
+    dimensions = " and ".join(map(str, SWEEP_DIMENSIONS))
+    return (
+        f"Synthetic reference case (ours): n={case.n} sequences, T={case.T}, V={case.vocab_size}, d={case.d}, "
+        f"float64, one full-batch GD step on E of size eta={case.eta:g}, then p trained by normalised GD "
+        f"(lr {TRAINING['lr']:g}, at most {TRAINING['steps']} steps, stopping at float64 rounding). 'several': the "
+        f"same with delta=0.3 (several relevant tokens per sequence). Seed sweep: data and initialisation seeds "
+        f"0..{seeds - 1} at d = {dimensions}. K=4 classes: synthetic, one step of size {MULTICLASS['eta']:g}."
+    )
+
+
+def record_settings() -> dict:
+    """Every setting the record's numbers depend on (its hash tells a stale record)."""
+    return {
+        "reference": asdict(ReferenceCase()),
+        "training": TRAINING,
+        "multiclass": MULTICLASS,
+        "sweep_dimensions": list(SWEEP_DIMENSIONS),
+        "selected": SELECTED,
+        "seeds": by_scale(fast=5, full=20),
+    }
+
+
+def write_theory_record() -> None:
+    """Compute ``theory_metrics`` and write the record ``report-theory`` at the current scale."""
+    start = time.perf_counter()
+    metrics = theory_metrics()
+    seeds = list(range(by_scale(fast=5, full=20)))
+    path = write_record(
+        RECORD,
+        compute_scale(),
+        protocol=protocol(),
+        settings=record_settings(),
+        metrics=metrics,
+        seeds=seeds,
+        seconds=time.perf_counter() - start,
+    )
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    write_theory_record()

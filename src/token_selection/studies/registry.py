@@ -1,0 +1,44 @@
+"""The studies' experiments by record name: settings per scale, the runner, and the protocol in words."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from .asymmetric import ASYMMETRIC_PROTOCOL, asymmetric_settings, run_asymmetric
+from .capacity import CAPACITY_PROTOCOL, capacity_settings, run_capacity
+from .global_local import GLOBAL_LOCAL_PROTOCOL, global_local_settings, run_global_local
+from .interactions import NEGATION_PROTOCOL, negation_settings, run_negation
+
+Track = Callable[[Iterable, int], Iterable]
+
+
+@dataclass(frozen=True)
+class Study:
+    """settings(scale) -> dict; run(settings, track) -> metrics (JSON-ready); protocol: what is run, in words."""
+
+    settings: Callable[[str], dict[str, Any]]
+    run: Callable[[dict[str, Any], Track], dict[str, Any]]
+    protocol: str
+
+
+STUDIES: dict[str, Study] = {
+    "global_local": Study(global_local_settings, run_global_local, GLOBAL_LOCAL_PROTOCOL),
+    "capacity_phase": Study(capacity_settings, run_capacity, CAPACITY_PROTOCOL),
+    "asymmetric_u": Study(asymmetric_settings, run_asymmetric, ASYMMETRIC_PROTOCOL),
+    "negation": Study(negation_settings, run_negation, NEGATION_PROTOCOL),
+}
+
+
+def load_or_run(name: str, scale: str) -> dict[str, Any]:
+    """The metrics of study ``name`` at ``scale``: from its record when one exists with the current settings,
+    else computed now (without writing a record; ``scripts/run_studies.py`` writes them)."""
+    from ..results import read_record
+
+    if name not in STUDIES:
+        raise ValueError(f"unknown study {name!r}; known: {sorted(STUDIES)}")
+    study = STUDIES[name]
+    settings = study.settings(scale)
+    record = read_record(name, scale, settings=settings)
+    return record["metrics"] if record is not None else study.run(settings, lambda items, total: items)
