@@ -3,7 +3,8 @@
 Runs after the book build (``make test``) on ``_build/html/notebooks/0N_*.html``. A table with a
 "record" column is a table of records (``results.records_table``): each of its cells under a
 "<column> (fast)" or "<column> (full)" header must equal that record's value as
-``results.TABLE_COLUMNS`` formats it ("no record" where the record is missing). Any other table
+``results.TABLE_COLUMNS`` formats it ("no record" where the record is missing). Chapter 9's claims
+table must show, for every claim, our number and the verdict the records give now. Any other table
 must be a pandas DataFrame computed on the page (class "dataframe"); a table typed by hand fails.
 A missing page fails too: this test skips nothing.
 """
@@ -20,7 +21,7 @@ from token_selection.results import SCALES, TABLE_COLUMNS, read_record
 
 PAGES = Path(__file__).resolve().parents[1] / "_build" / "html" / "notebooks"
 CHAPTERS = ("06_imdb", "07_yelp", "08_beyond", "09_reproduction")
-MUST_HAVE_RECORD_TABLES = ("06_imdb", "07_yelp")
+MUST_HAVE_RECORD_TABLES = ("06_imdb", "07_yelp", "09_reproduction")
 HEADER = re.compile(r"^(?P<column>.+) \((?P<scale>" + "|".join(SCALES) + r")\)$")
 
 
@@ -81,11 +82,34 @@ def check_record_table(rows: list[list[str]]) -> int:
     return compared
 
 
+CLAIMS_HEADER = ["#", "claim", "tag: source", "paper"]
+
+
+def check_claims_table(rows: list[list[str]]) -> int:
+    """Compare chapter 9's table (one row per claim of ``report.claims.CLAIMS``) with what the records give now:
+    our number and the verdict at each scale. Returns the number of cells compared."""
+    from token_selection.report.table import report_rows
+
+    expected, header, compared = report_rows(), rows[0], 0
+    assert len(rows) - 1 == len(expected), f"the claims table has {len(rows) - 1} rows, CLAIMS has {len(expected)}"
+    for row, claim_row in zip(rows[1:], expected, strict=True):
+        for scale, outcome in claim_row.outcomes.items():
+            shown = row[header.index(f"ours ({scale})")]
+            assert shown == " ".join(outcome.ours.split()), f"claim {row[0]} ({scale}): page {shown!r}, records {outcome.ours!r}"
+            verdict = row[header.index(f"verdict ({scale})")]
+            assert verdict.startswith(outcome.verdict), f"claim {row[0]} ({scale}): page {verdict!r}, records {outcome.verdict!r}"
+            compared += 2
+    return compared
+
+
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_every_table_is_a_record_table_or_computed_on_the_page(chapter):
     record_tables = 0
     for classes, rows in page_tables(chapter):
-        if rows and "record" in rows[0]:
+        if rows and rows[0][: len(CLAIMS_HEADER)] == CLAIMS_HEADER:
+            assert check_claims_table(rows) > 0
+            record_tables += 1
+        elif rows and "record" in rows[0]:
             assert check_record_table(rows) > 0, f"{chapter}: a record table without any (fast)/(full) column"
             record_tables += 1
         else:
