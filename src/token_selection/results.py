@@ -23,6 +23,8 @@ from typing import Any
 
 import torch
 
+from ._version import __version__
+
 RECORD_VERSION = 1
 """Bump when the layout of a record changes."""
 RECORDS_VARIABLE = "TOKEN_SELECTION_RECORDS"
@@ -71,8 +73,6 @@ def write_record(
     protocol: what was run, in words (it is shown next to the numbers); settings: every
     setting the metrics depend on; metrics: JSON-serialisable numbers, lists and strings.
     """
-    from ._version import __version__
-
     if not protocol.strip():
         raise ValueError("protocol must describe in words what was run")
     record = {
