@@ -23,6 +23,8 @@ CITES = {
     "discussion": re.compile(r"q6jg|vwUg|E1M4|first review|review 1|reviewer 1|decision", re.IGNORECASE),
 }
 ITALIC_TAG = re.compile(r"\*\[(?P<name>[^\]]*)\]\*")
+PAPER_TITLE = re.compile(r"^```\{[\w:-]+\}.*\(paper\b.*$", re.MULTILINE)
+"""A block titled "(paper ...)": the old tag, in a title; the title names the source instead."""
 
 
 def pages() -> list[tuple[str, str]]:
@@ -50,7 +52,7 @@ def scope(text: str, start: int) -> str:
 
 def problems(text: str) -> list[str]:
     """What is wrong with the tags of ``text``: unknown tags and uncited source claims."""
-    found = []
+    found = [f"old tag in a title {match.group(0)!r}: name the source instead" for match in PAPER_TITLE.finditer(text)]
     for match in ITALIC_TAG.finditer(text):
         first = re.split(r"[,:]", match.group("name"))[0].strip()
         if first not in TAGS:
@@ -79,6 +81,7 @@ def test_the_checker_rejects_uncited_and_unknown_tags():
     assert problems("*[abstract]* One step aligns the embeddings.")
     assert problems("*[paper]* Theorem 4.3 holds.")
     assert problems("*[guess]* Probably so.")
+    assert problems("```{prf:theorem} Selection (paper)\n*[ours]* A choice.\n```")
     assert not problems("*[discussion]* The authors say so (rebuttal to reviewer q6jg, W1).")
     assert not problems("*[abstract]* One step aligns the embeddings (source: the abstract).")
     assert not problems("```{prf:theorem} T\n*[discussion]* A claim.\n\nMore of the box, citing reviewer vwUg.\n```")
