@@ -19,7 +19,7 @@ export PATH := $(BIN):$(PATH)
 export PYTHONHASHSEED := 0
 export TOKEN_SELECTION_DATA ?= $(abspath ../shared/data)
 
-.PHONY: install lock book execute test lint lint-workflows unit nbval notebooks notebook-limits browser explorer-grid \
+.PHONY: records install lock book execute test lint lint-workflows unit nbval notebooks notebook-limits browser explorer-grid \
         sync-setup-cells colab-check pdf release-check mutation full clean clean-caches
 
 install: $(STAMP)
@@ -114,11 +114,19 @@ colab-check: $(STAMP)
 pdf: $(STAMP) $(MATHJAX) $(PLOTLYJS) browser
 	$(PY) scripts/build_pdf.py
 
+# Every fast-scale record the chapters read (real-data experiments and diagnoses, the studies, the theory claims);
+# resumable: a record whose settings are current is skipped. Running a chapter never rewrites a record.
+records: $(STAMP)
+	$(PY) scripts/run_records.py --scale fast $(FULL_ARGS)
+	$(PY) scripts/run_studies.py --scale fast $(FULL_ARGS)
+	@if [ -z "$(FULL_ARGS)" ]; then TOKEN_SELECTION_SCALE=fast $(PY) -m token_selection.report.theory_claims; fi
+
 # Every full-scale result the book shows, resumable (a record whose settings are current is skipped),
-# on the GPU when there is one: real-data experiments, the studies, the report's theory claims.
-# `make full FULL_ARGS=--dry-run` lists every experiment and whether its record exists.
+# on the GPU when there is one: real-data experiments over their seeds, the diagnoses, the studies, the
+# report's theory claims. Prints its estimated and its actual time.
+# `make full FULL_ARGS=--dry-run` lists every record and whether it is current.
 full: $(STAMP)
-	TOKEN_SELECTION_SCALE=full $(PY) scripts/run_full_scale.py $(FULL_ARGS)
+	TOKEN_SELECTION_SCALE=full $(PY) scripts/run_records.py --scale full $(FULL_ARGS)
 	TOKEN_SELECTION_SCALE=full $(PY) scripts/run_studies.py --scale full $(FULL_ARGS)
 	@if [ -z "$(FULL_ARGS)" ]; then TOKEN_SELECTION_SCALE=full $(PY) -m token_selection.report.theory_claims; \
 	else echo "report-theory (full): rewritten by 'make full' from its current code"; fi

@@ -135,10 +135,22 @@ class TableColumn:
     fmt: str
 
     def cell(self, record: dict[str, Any] | None) -> str:
-        """The cell text of this column for ``record`` (``NO_RECORD`` when None, ``NOT_MEASURED`` when the path is absent)."""
+        """The cell text of this column for ``record`` (``NO_RECORD`` when None, ``NOT_MEASURED`` when the path is absent).
+
+        A record over several seeds shows a number as its seed mean and 95% interval, and a shape as the
+        first seed's with how many seeds agree.
+        """
         if record is None:
             return NO_RECORD
-        value: Any = record["metrics"]
+        metrics = record["metrics"]
+        interval = metrics.get("seed_summary", {}).get(self.path)
+        if interval is not None and interval["n"] > 1:
+            low, high = (format_value(interval[k], self.fmt).removesuffix(" %") for k in ("low", "high"))
+            return f"{format_value(interval['value'], self.fmt)} [{low}, {high}]"
+        shapes = metrics.get("per_seed", {}).get(self.path)
+        if shapes is not None and len(shapes) > 1 and self.fmt == "text":
+            return f"{shapes[0]} ({shapes.count(shapes[0])} of {len(shapes)} seeds)"
+        value: Any = metrics
         for part in self.path.split("."):
             if not isinstance(value, dict) or part not in value:
                 return NOT_MEASURED

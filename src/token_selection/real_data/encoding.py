@@ -48,8 +48,9 @@ def _empty_tokenizer(vocab: dict[str, int] | None = None):
     return tokenizer
 
 
-def build_tokenizer(texts: list[str], *, min_count: int = 10):
-    """Train the word-level vocabulary on ``texts``: words seen at least ``min_count`` times.
+def build_tokenizer(texts: list[str], *, min_count: int = 10, max_vocab: int | None = None):
+    """Train the word-level vocabulary on ``texts``: words seen at least ``min_count`` times, at most the
+    ``max_vocab`` most frequent of them (None: all).
 
     Returns a ``tokenizers.Tokenizer``; ids 0 and 1 are ``<pad>`` and ``<unk>``, then
     words by decreasing count (ties in a fixed order, so the ids are reproducible).
@@ -57,11 +58,16 @@ def build_tokenizer(texts: list[str], *, min_count: int = 10):
     from tokenizers import trainers
 
     min_count = check_positive_int(min_count, "min_count")
+    if max_vocab is not None:
+        max_vocab = check_positive_int(max_vocab, "max_vocab")
     if not texts:
         raise ValueError("texts must hold at least one review to build a vocabulary from")
     tokenizer = _empty_tokenizer()
     trainer = trainers.WordLevelTrainer(
-        vocab_size=2**31 - 1, min_frequency=min_count, special_tokens=[PAD, UNK], show_progress=False
+        vocab_size=2**31 - 1 if max_vocab is None else max_vocab + 2,
+        min_frequency=min_count,
+        special_tokens=[PAD, UNK],
+        show_progress=False,
     )
     tokenizer.train_from_iterator(texts, trainer)
     return tokenizer
@@ -176,9 +182,10 @@ class EncodedReviews:
     def source_label(self) -> str:
         """A short label of where the reviews came from, for figure titles and printed results."""
         if self.hub_error is None:
-            return f"Hugging Face hub: {HUB_IDS.get(self.name) or self.config.get('hub_id', self.name)}"
-        label = f"local Parquet copy of {self.name}"
-        return label + " (a stand-in built from real Yelp reviews, not the yelp_polarity rows)" if self.stand_in else label
+            return f"Hugging Face hub: {HUB_IDS.get(self.name) or 'Yelp/yelp_review_full'}"
+        named = {"yelp_stars": "yelp_review_full"}.get(self.name, self.name)
+        label = f"local Parquet copy of {named}"
+        return label + f" (a stand-in built from real Yelp reviews, not the {named} rows)" if self.stand_in else label
 
     def tokenizer(self):
         """The tokeniser of this vocabulary (for encoding new text with offsets)."""
@@ -204,6 +211,7 @@ def prepare_reviews(
     *,
     T: int = 256,
     min_count: int = 10,
+    max_vocab: int | None = None,
     limit: int | None = None,
     validation_fraction: float = 0.1,
     seed: int = 0,
@@ -214,7 +222,8 @@ def prepare_reviews(
     """Load, split, tokenise and cache a dataset: the whole data pipeline of the real-data chapters.
 
     name: "imdb" or "yelp_polarity"; T: tokens kept per review; min_count: minimum
-    count of a word in the train part to enter the vocabulary; limit: at most this
+    count of a word in the train part to enter the vocabulary; max_vocab: keep at most this many of
+    those words, the most frequent (None: all); limit: at most this
     many reviews per split (random, seeded; None = all); validation_fraction: share
     of the train split held out (stratified, seeded) for early stopping.
     The cache key holds every one of these, the data's fingerprints and
@@ -235,6 +244,7 @@ def prepare_reviews(
         "sources": [train_all.source, test.source],
         "T": T,
         "min_count": min_count,
+        "max_vocab": max_vocab,
         "limit": limit,
         "validation_fraction": validation_fraction,
         "seed": seed,
@@ -245,7 +255,7 @@ def prepare_reviews(
         splits = {k: EncodedSplit.from_cache(cached[k]) for k in ("train", "validation", "test")}
         vocab, from_cache = list(cached["vocab"]), True
     else:
-        tokenizer = build_tokenizer(train.texts, min_count=min_count)
+        tokenizer = build_tokenizer(train.texts, min_count=min_count, max_vocab=max_vocab)
         vocab = vocabulary(tokenizer)
         splits = {}
         for label, part in (("train", train), ("validation", validation), ("test", test)):

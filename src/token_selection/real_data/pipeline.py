@@ -4,30 +4,36 @@
     run = run_experiment("one_layer", "joint", settings)   # trains, or loads the checkpoint
     run.metrics["test_accuracy"], run.metrics["scores"]["shape"]
 
-Every run at a preset's settings writes the record ``<dataset>-<kind>-<mode>.<scale>.json``
-(``results.write_record``) when it trained now or its record is missing or stale; runs
-under other settings (a reader's experiment) write nothing.
+A single run writes nothing. ``run_seeds`` runs an experiment at a preset over its seeds
+(``settings.seed_count``) and writes the record ``<dataset>-<kind>-<mode>.<scale>.json``
+(``results.write_record``): the first seed's metrics (curves, verdicts) and, for every
+scalar metric, the per-seed values and their seed interval. Records are written only by
+``scripts/run_records.py`` (``make records``, ``make full``), so running a chapter never
+rewrites a committed record.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import torch
 from torch import nn
 
+from ..intervals import seed_interval
 from ..results import missing_record_message, read_record, write_record
 from .checkpoints import train_or_load
 from .encoding import EncodedReviews, prepare_reviews
 from .measurements import binary_metrics, multiclass_metrics
 from .registry import MODEL_KINDS, TRAINING_MODES, build_model, check_kind_and_mode
-from .settings import RealDataSettings, real_data_settings
+from .settings import RealDataSettings, real_data_settings, seed_count
 from .trainer import TrainingHistory, accuracy, default_device, one_step_size, one_step_then_freeze, train_model
 
-FULL_COMMAND = "make full (scripts/run_full_scale.py)"
+FULL_COMMAND = "make full (scripts/run_records.py --scale full)"
+FAST_COMMAND = "make records (scripts/run_records.py --scale fast)"
 """How a missing full-scale record is produced."""
 
 
@@ -42,9 +48,17 @@ def load_data(settings: RealDataSettings, *, progress: bool = True) -> EncodedRe
     return prepare_reviews(settings.dataset, **settings.data_arguments(), progress=progress)
 
 
-def record_settings(kind: str, mode: str, settings: RealDataSettings, dataset: str) -> dict[str, Any]:
-    """What a record's settings hash covers: the experiment and every setting."""
-    return {"dataset": dataset, "kind": kind, "mode": mode, **settings.as_dict()}
+def preset_seeds(kind: str, scale: str) -> list[int]:
+    """The seeds of an experiment of ``kind`` at ``scale``: 0, 1, ..., ``seed_count(kind, scale) - 1``."""
+    return list(range(seed_count(kind, scale)))
+
+
+def record_settings(
+    kind: str, mode: str, settings: RealDataSettings, dataset: str, seeds: list[int] | None = None
+) -> dict[str, Any]:
+    """What a record's settings hash covers: the experiment, every setting, and the seeds (default: the preset's)."""
+    seeds = preset_seeds(kind, settings.scale) if seeds is None else list(seeds)
+    return {"dataset": dataset, "kind": kind, "mode": mode, **settings.as_dict(), "seed": seeds[0], "seeds": seeds}
 
 
 def protocol(kind: str, mode: str, settings: RealDataSettings, data: EncodedReviews) -> str:
@@ -59,7 +73,9 @@ def protocol(kind: str, mode: str, settings: RealDataSettings, data: EncodedRevi
     return (
         f"{MODEL_KINDS[kind].description}; {TRAINING_MODES[mode]}. Data: {data.name} from {data.source_label}, "
         f"{len(data.train):,} training / {len(data.validation):,} validation / {len(data.test):,} test reviews, "
-        f"first {s.T} tokens, vocabulary V = {data.vocab_size:,} (words seen >= {s.min_count} times in training). "
+        f"first {s.T} tokens, vocabulary V = {data.vocab_size - 2:,} words plus <pad> and <unk> ("
+        + (f"the {s.max_vocab:,} most frequent training words" if s.max_vocab else f"words seen >= {s.min_count} times")
+        + " in training). "
         f"d = {s.d}; {training}; early stopping on validation accuracy, best epoch kept; seed {s.seed}. "
         f"Curves: tokens seen >= {s.importance_min_count} times, binned at the rebuttal's 20 centres "
         f"(edges at midpoints: our inference); shapes by classify_shape with {s.n_boot} bootstrap resamples."
@@ -128,7 +144,7 @@ def run_experiment(
     progress: bool = True,
 ) -> TrainedRun:
     """Train (or load) a model of ``kind`` in ``mode`` on ``data`` (default: ``load_data(settings)``), measure it,
-    and write its record when ``settings`` is a preset."""
+    and return it with its metrics. Writes no record (``run_seeds`` does)."""
     check_kind_and_mode(kind, mode)
     settings = real_data_settings() if settings is None else settings
     data = load_data(settings, progress=progress) if data is None else data
@@ -145,37 +161,22 @@ def run_experiment(
     saved = dict(result.history)
     trained = {key: saved.pop(key) for key in ("test_accuracy", "eta_star", "step_size", "step_factor") if key in saved}
     history = TrainingHistory.from_dict(saved)
-    name = record_name(data.name, kind, mode) if settings == real_data_settings(settings.scale, settings.dataset) else None
-    wanted = record_settings(kind, mode, settings, data.name)
-    existing = read_record(name, settings.scale, settings=wanted) if name else None
-    if existing is not None and result.loaded:
-        metrics = existing["metrics"]
-    else:
-        measure = multiclass_metrics if MODEL_KINDS[kind].num_classes > 2 else binary_metrics
-        metrics = {
-            **trained,
-            "best_validation_accuracy": history.best_validation_accuracy,
-            "best_epoch": history.best_epoch,
-            "epochs_run": len(history.epoch),
-            "train_seconds": history.seconds,
-            "hardware": history.hardware,
-            "source": data.source_label,
-            "stand_in": data.stand_in,
-            "vocab_size": data.vocab_size,
-            "n_train": len(data.train),
-            "n_test": len(data.test),
-            **measure(model, data, min_count=settings.importance_min_count, n_boot=settings.n_boot, seed=settings.seed),
-        }
-        if name:
-            write_record(
-                name,
-                settings.scale,
-                protocol=protocol(kind, mode, settings, data),
-                settings=wanted,
-                metrics=metrics,
-                seeds=[settings.seed],
-                seconds=history.seconds,
-            )
+    measure = multiclass_metrics if MODEL_KINDS[kind].num_classes > 2 else binary_metrics
+    metrics = {
+        **trained,
+        "best_validation_accuracy": history.best_validation_accuracy,
+        "best_epoch": history.best_epoch,
+        "epochs_run": len(history.epoch),
+        "train_seconds": history.seconds,
+        "hardware": history.hardware,
+        "source": data.source_label,
+        "stand_in": data.stand_in,
+        "vocab_size": data.vocab_size,
+        "n_train": len(data.train),
+        "n_test": len(data.test),
+        **measure(model, data, min_count=settings.importance_min_count, n_boot=settings.n_boot, seed=settings.seed),
+    }
+    name = record_name(data.name, kind, mode)
     return TrainedRun(data.name, kind, mode, settings, model, history, metrics, name, result.loaded, result.path)
 
 
@@ -187,5 +188,100 @@ def read_run_record(dataset: str, kind: str, mode: str, scale: str) -> dict[str,
 
 def missing_message(dataset: str, kind: str, mode: str, scale: str) -> str:
     """What a page prints for a missing record: how to produce it."""
-    command = FULL_COMMAND if scale == "full" else f"run_experiment({kind!r}, {mode!r}, real_data_settings('fast', {dataset!r}))"
+    command = FULL_COMMAND if scale == "full" else FAST_COMMAND
     return missing_record_message(record_name(dataset, kind, mode), scale, command)
+
+
+SEEDED_METRICS = (
+    "test_accuracy",
+    "best_validation_accuracy",
+    "epochs_run",
+    "train_seconds",
+    "values.mean_bin_std",
+    "scores.mean_bin_std",
+    "values.verdict.spearman",
+    "scores.verdict.spearman",
+)
+"""Scalar metrics whose per-seed values and seed interval a record keeps (those a run has)."""
+SEEDED_SHAPES = ("values.shape", "scores.shape")
+"""Shape verdicts whose per-seed values a record keeps."""
+
+
+def metric_at(metrics: dict[str, Any], path: str) -> Any:
+    """``metrics`` at a dotted ``path`` (a number in the path indexes a list), or None where it does not exist."""
+    value: Any = metrics
+    for part in path.split("."):
+        if isinstance(value, list) and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        elif isinstance(value, dict) and part in value:
+            value = value[part]
+        else:
+            return None
+    return value
+
+
+def seed_paths(metrics: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """(scalar paths, shape paths) a record of these metrics aggregates over seeds, per class for K classes."""
+    numbers = [p for p in SEEDED_METRICS if metric_at(metrics, p) is not None]
+    shapes = [p for p in SEEDED_SHAPES if metric_at(metrics, p) is not None]
+    for k in range(len(metrics.get("classes", []))):
+        numbers.append(f"classes.{k}.verdict.spearman")
+        shapes.append(f"classes.{k}.shape")
+    return numbers, shapes
+
+
+def aggregate_seeds(per_run: list[dict[str, Any]], seeds: list[int]) -> dict[str, Any]:
+    """The metrics of a multi-seed record: the first seed's metrics, plus ``per_seed`` (path -> one value per seed,
+    the shapes included) and ``seed_summary`` (path -> ``seed_interval`` of a scalar metric)."""
+    if len(per_run) != len(seeds) or not per_run:
+        raise ValueError(f"need one metrics dict per seed, got {len(per_run)} for seeds {seeds}")
+    numbers, shapes = seed_paths(per_run[0])
+    per_seed = {path: [metric_at(m, path) for m in per_run] for path in numbers + shapes}
+    summary = {path: seed_interval([float(v) for v in per_seed[path]]) for path in numbers}
+    return {**per_run[0], "seeds": list(seeds), "per_seed": per_seed, "seed_summary": summary}
+
+
+def run_seeds(
+    kind: str,
+    mode: str,
+    settings: RealDataSettings,
+    *,
+    seeds: list[int] | None = None,
+    data_for: Callable[[RealDataSettings], EncodedReviews] | None = None,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Run ``kind`` in ``mode`` at the preset ``settings`` once per seed and write its record; return the record.
+
+    seeds: default ``preset_seeds(kind, settings.scale)``; each seed draws its own data split,
+    initialisation and batches. data_for: settings -> data (default ``load_data``; the 4-class
+    experiment passes its own). A record whose settings and seeds are current is returned as is.
+    """
+    check_kind_and_mode(kind, mode)
+    preset = real_data_settings(settings.scale, settings.dataset)
+    if replace(settings, seed=preset.seed) != preset:
+        raise ValueError("run_seeds writes records, so settings must be a preset (real_data_settings(scale, dataset))")
+    seeds = preset_seeds(kind, settings.scale) if seeds is None else list(seeds)
+    data_for = data_for or (lambda s: load_data(s, progress=progress))
+    runs, start, data = [], time.perf_counter(), None
+    for seed in seeds:
+        data = data_for(replace(settings, seed=seed))
+        runs.append(run_experiment(kind, mode, replace(settings, seed=seed), data=data, progress=progress))
+    assert data is not None
+    name = record_name(data.name, kind, mode)
+    seed_list = ", ".join(map(str, seeds))
+    text = protocol(kind, mode, replace(settings, seed=seeds[0]), data) + (
+        f" Seeds {seed_list}: each draws its own validation split, initialisation and batches; curves and shapes "
+        f"shown are seed {seeds[0]}'s, and every scalar metric keeps its per-seed values and a 95% Student-t interval."
+    )
+    write_record(
+        name,
+        settings.scale,
+        protocol=text,
+        settings=record_settings(kind, mode, settings, data.name, seeds),
+        metrics=aggregate_seeds([run.metrics for run in runs], seeds),
+        seeds=seeds,
+        seconds=time.perf_counter() - start,
+    )
+    record = read_record(name, settings.scale)
+    assert record is not None
+    return record

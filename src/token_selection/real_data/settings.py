@@ -31,7 +31,8 @@ class RealDataSettings:
     stopping after ``patience`` epochs without a better validation accuracy. Frozen ``E``
     (p, v and any other weights trained; slower to converge): ``frozen_lr``, ``frozen_epochs``,
     ``frozen_patience``. One step: ``eta = step_factor * eta*`` with
-    ``eta* = 2 / (sqrt(d) std(alpha))``. Figures: words seen at least ``importance_min_count``
+    ``eta* = 2 / (sqrt(d) std(alpha))``. Vocabulary: the ``max_vocab`` most frequent
+    training words among those seen ``min_count`` times (None: all of them). Figures: words seen at least ``importance_min_count``
     times get a posterior gap, and shapes get bootstrap intervals from ``n_boot`` resamples of
     the tokens. ``seed``: data subsample, validation split, initialisation, shuffling.
     """
@@ -52,6 +53,7 @@ class RealDataSettings:
     step_factor: float
     importance_min_count: int
     n_boot: int
+    max_vocab: int | None = None
     validation_fraction: float = 0.1
     seed: int = 0
 
@@ -60,6 +62,7 @@ class RealDataSettings:
         return {
             "T": self.T,
             "min_count": self.min_count,
+            "max_vocab": self.max_vocab,
             "limit": self.limit,
             "validation_fraction": self.validation_fraction,
             "seed": self.seed,
@@ -91,6 +94,18 @@ _PRESETS = {  # setting: (fast, full)
     "n_boot": (200, 1000),
 }
 _SCALE_INDEX = {"fast": 0, "full": 1}
+REBUTTAL_VOCABULARY = {"imdb": 7766, "yelp_polarity": 5424}
+"""[discussion] The vocabulary sizes of the authors' rebuttal (reply to reviewer E1M4, Q3): tokens seen in training.
+The full preset keeps that many of the most frequent training words (which words: our choice)."""
+SEEDS = {"fast": {"paper": 1, "variant": 1}, "full": {"paper": 5, "variant": 3}}
+"""Seeds per experiment: the paper's one-layer model, and the variants (two-layer, W_KQ, MLP, 4-class)."""
+
+
+def seed_count(kind: str, scale: str) -> int:
+    """How many seeds an experiment of model ``kind`` runs at ``scale`` (``SEEDS``)."""
+    if scale not in SEEDS:
+        raise ValueError(f"scale must be one of {sorted(SEEDS)}, got {scale!r}")
+    return SEEDS[scale]["paper" if kind == "one_layer" else "variant"]
 
 
 def real_data_settings(scale: str | None = None, dataset: str = "imdb", **overrides: Any) -> RealDataSettings:
@@ -103,5 +118,6 @@ def real_data_settings(scale: str | None = None, dataset: str = "imdb", **overri
     if unknown:
         raise ValueError(f"unknown settings {unknown}; allowed: {sorted(RealDataSettings.__dataclass_fields__)}")
     preset = {name: values[_SCALE_INDEX[scale]] for name, values in _PRESETS.items()}
+    preset["max_vocab"] = REBUTTAL_VOCABULARY[dataset] if scale == "full" else None
     settings = RealDataSettings(scale=scale, dataset=dataset, **preset)
     return replace(settings, **overrides)

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ..intervals import seed_interval
 from .theory_claims import RECORD as THEORY_RECORD
 
 Records = dict[str, dict[str, Any]]
@@ -18,13 +19,43 @@ def real_record(kind: str, mode: str = "joint", dataset: str = "imdb") -> str:
     return f"{dataset}-{kind}-{mode}"
 
 
+def seeded(metrics: dict[str, Any], path: str) -> dict:
+    """The seed interval of a scalar metric (``path`` as in ``pipeline.SEEDED_METRICS``); one seed for older records."""
+    summary = metrics.get("seed_summary", {}).get(path)
+    if summary is not None:
+        return summary
+    value: Any = metrics
+    for part in path.split("."):
+        value = value[part]
+    return seed_interval([float(value)])
+
+
+def per_seed(metrics: dict[str, Any], path: str) -> list[float]:
+    """Per-seed values of a scalar metric (a list of one for a one-seed record)."""
+    return [float(v) for v in (metrics.get("per_seed", {}).get(path) or seeded(metrics, path)["values"])]
+
+
+def accuracy(record: str) -> Callable[[Records], dict]:
+    """Test accuracy of a record, as a seed interval."""
+    return lambda r: seeded(r[record], "test_accuracy")
+
+
 def shape_verdict(record: str, quantity: str) -> Callable[[Records], dict]:
-    return lambda r: r[record][quantity]["verdict"]
+    """The first seed's verdict of ``quantity`` with every seed's shape (``shapes``)."""
+
+    def read(r: Records) -> dict:
+        verdict = dict(r[record][quantity]["verdict"])
+        verdict["shapes"] = r[record].get("per_seed", {}).get(f"{quantity}.shape") or [verdict["shape"]]
+        return verdict
+
+    return read
 
 
 def show_shape(verdict: dict) -> str:
     low, high = verdict["spearman_ci"]
-    return f"{verdict['shape']} (Spearman {verdict['spearman']:+.2f} [{low:+.2f}, {high:+.2f}])"
+    shapes = verdict.get("shapes") or [verdict["shape"]]
+    seeds = f"; {shapes.count(verdict['shape'])} of {len(shapes)} seeds" if len(shapes) > 1 else "; one seed"
+    return f"{verdict['shape']} (Spearman {verdict['spearman']:+.2f} [{low:+.2f}, {high:+.2f}]{seeds})"
 
 
 def accuracy_gap(accuracy_a: float, n_a: int, accuracy_b: float, n_b: int) -> np.ndarray:
@@ -39,26 +70,50 @@ def accuracy_gap(accuracy_a: float, n_a: int, accuracy_b: float, n_b: int) -> np
 
 
 def gap(records: Records) -> dict[str, float]:
-    """Trained minus frozen test accuracy in points, with its 95% interval."""
+    """Trained minus frozen test accuracy in points, with its 95% interval: over seeds (paired by seed) when both
+    records have several, else from the test-set sizes."""
     joint, frozen = records[real_record("one_layer")], records[real_record("one_layer", "frozen_random")]
+    a, b = per_seed(joint, "test_accuracy"), per_seed(frozen, "test_accuracy")
+    if len(a) > 1 and len(a) == len(b):
+        interval = seed_interval([100 * (x - y) for x, y in zip(a, b, strict=True)])
+        return {key: interval[key] for key in ("value", "low", "high", "n")}
     gap = accuracy_gap(joint["test_accuracy"], joint["n_test"], frozen["test_accuracy"], frozen["n_test"])
-    return dict(zip(("value", "low", "high"), gap.tolist(), strict=True))
+    return {**dict(zip(("value", "low", "high"), gap.tolist(), strict=True)), "n": 1}
 
 
-def std_ratio(quantity: str) -> Callable[[Records], float]:
+def std_ratio(quantity: str) -> Callable[[Records], dict]:
+    """Jointly trained over one-step mean per-bin std of ``quantity``, paired by seed, as a seed interval."""
     joint, one_step = real_record("one_layer"), real_record("one_layer", "one_step_frozen")
-    return lambda r: r[joint][quantity]["mean_bin_std"] / r[one_step][quantity]["mean_bin_std"]
+    path = f"{quantity}.mean_bin_std"
+
+    def read(r: Records) -> dict:
+        a, b = per_seed(r[joint], path), per_seed(r[one_step], path)
+        n = min(len(a), len(b))
+        return seed_interval([x / y for x, y in zip(a[:n], b[:n], strict=True)])
+
+    return read
 
 
 def weaker(records: Records) -> dict[str, list[float]]:
+    """Spearman intervals of E_s . v: the MLP model's against the one-layer model's (over seeds when there are
+    several, else the first seed's bootstrap interval)."""
     mlp, one_layer = records[real_record("mlp")], records[real_record("one_layer")]
-    return {"ours": mlp["values"]["verdict"]["spearman_ci"], "reference": one_layer["values"]["verdict"]["spearman_ci"]}
+
+    def interval(metrics: dict[str, Any]) -> list[float]:
+        summary = seeded(metrics, "values.verdict.spearman")
+        return [summary["low"], summary["high"]] if summary["n"] > 1 else list(metrics["values"]["verdict"]["spearman_ci"])
+
+    return {"ours": interval(mlp), "reference": interval(one_layer)}
 
 
 def worst_class(records: Records) -> dict:
     """The class whose verdict is furthest from 'increasing': a class of another shape first, then the lowest Spearman."""
-    classes = records[real_record("multiclass", dataset="yelp_stars")]["classes"]
-    return min((c["verdict"] for c in classes), key=lambda v: (v["shape"] == "increasing", v["spearman"]))
+    record = records[real_record("multiclass", dataset="yelp_stars")]
+    verdicts = []
+    for k, c in enumerate(record["classes"]):
+        shapes = record.get("per_seed", {}).get(f"classes.{k}.shape") or [c["shape"]]
+        verdicts.append({**c["verdict"], "shapes": shapes, "class": k})
+    return min(verdicts, key=lambda v: (v["shapes"].count("increasing") / len(v["shapes"]), v["spearman"]))
 
 
 def theory(path: str) -> Callable[[Records], Any]:

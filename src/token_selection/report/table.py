@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from ..real_data.pipeline import missing_message
 from ..results import missing_record_message, read_record
 from ..theory.shape import classify_shape
+from .catalogue import state_of
 from .claims import CLAIMS, Claim
 from .theory_claims import COMMAND as THEORY_COMMAND
 from .theory_claims import RECORD as THEORY
@@ -25,6 +26,8 @@ def produce_command(record: str, scale: str) -> str:
     """What a page prints for a missing ``record`` at ``scale``: where it would be and how to produce it."""
     if record == THEORY:
         return missing_record_message(record, scale, THEORY_COMMAND.format(scale=scale))
+    if record.startswith("diagnosis-"):
+        return missing_record_message(record, scale, "make full" if scale == "full" else "make records")
     dataset, kind, mode = record.split("-")
     return missing_message(dataset, kind, mode, scale)
 
@@ -53,7 +56,11 @@ def outcome(claim: Claim, scale: str) -> Outcome:
         return Outcome("not measured", "not run", f"the {scale} record has no metric {error} (older code). {commands}", "")
     verdict, why = judge(claim.rule, value)
     protocols = " | ".join(dict.fromkeys(record["protocol"] for record in records.values()))
-    return Outcome(claim.show(value), verdict, why, protocols)
+    stale = [name for name in claim.records if state_of(name, scale) == "stale"]
+    ours = claim.show(value)
+    if stale:
+        ours += f" (stale: {', '.join(stale)} written under earlier settings; {produce_command(stale[0], scale)})"
+    return Outcome(ours, verdict, why, protocols)
 
 
 def paper_cell(claim: Claim) -> str:

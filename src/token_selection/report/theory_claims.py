@@ -14,7 +14,7 @@ from dataclasses import asdict
 import numpy as np
 import torch
 
-from ..results import write_record
+from ..results import read_record, write_record
 from ..scale import by_scale, compute_scale
 from ..studies.synthetic_variants import make_multiclass_synthetic
 from ..theory.importance import signed_frequency
@@ -151,4 +151,7 @@ def write_theory_record() -> None:
 
 
 if __name__ == "__main__":
-    write_theory_record()
+    if read_record(RECORD, compute_scale(), settings=record_settings()) is not None:
+        print(f"{RECORD} ({compute_scale()}): record up to date, skipped")
+    else:
+        write_theory_record()

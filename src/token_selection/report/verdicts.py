@@ -2,13 +2,27 @@
 
 Each rule is stated in words by ``describe`` (the report prints it next to the claim) and
 applied by ``judge``, which returns the verdict and one sentence of why. The thresholds are
-the course's choices; the report page states them.
+the course's choices; the report page states them. A number measured over several seeds
+is judged by its 95% seed interval: a row is reproduced only when the whole interval
+supports the claim.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+
+from ..intervals import as_interval
+
+Number = float | dict
+"""A number, or a seed interval (``intervals.seed_interval``): rules judge the interval, not only its mean."""
+
+
+def _shown(interval: dict) -> str:
+    if interval["n"] == 1:
+        return f"{interval['value']:.3g} (one seed)"
+    return f"{interval['value']:.3g} [{interval['low']:.3g}, {interval['high']:.3g}] over {interval['n']} seeds"
+
 
 VERDICTS = ("reproduced", "partly", "not reproduced", "not run")
 
@@ -22,12 +36,19 @@ class AtLeast:
     threshold: float
 
     def describe(self) -> str:
-        return f"reproduced if ours >= {self.threshold:g}, else not reproduced"
+        return (
+            f"reproduced if ours (the lower end of its seed interval) >= {self.threshold:g}, partly if only the mean is, "
+            "else not reproduced"
+        )
 
-    def judge(self, value: float) -> Judgement:
-        if value >= self.threshold:
-            return "reproduced", f"{value:.3g} >= {self.threshold:g}"
-        return "not reproduced", f"{value:.3g} < {self.threshold:g}"
+    def judge(self, value: Number) -> Judgement:
+        interval = as_interval(value)
+        shown = _shown(interval)
+        if interval["low"] >= self.threshold:
+            return "reproduced", f"{shown} >= {self.threshold:g}"
+        if interval["value"] >= self.threshold:
+            return "partly", f"{shown}: the mean is >= {self.threshold:g}, the interval reaches below"
+        return "not reproduced", f"{shown} < {self.threshold:g}"
 
 
 @dataclass(frozen=True)
@@ -39,17 +60,18 @@ class Within:
 
     def describe(self) -> str:
         return (
-            f"reproduced if within {self.tolerance:g} of {self.paper:g}, partly if within {2 * self.tolerance:g}, "
-            "else not reproduced"
+            f"reproduced if the seed interval lies within {self.tolerance:g} of {self.paper:g}, partly if it reaches "
+            f"within {2 * self.tolerance:g}, else not reproduced"
         )
 
-    def judge(self, value: float) -> Judgement:
-        distance = abs(value - self.paper)
-        if distance <= self.tolerance:
-            return "reproduced", f"|{value:.3g} - {self.paper:g}| <= {self.tolerance:g}"
-        if distance <= 2 * self.tolerance:
-            return "partly", f"|{value:.3g} - {self.paper:g}| <= {2 * self.tolerance:g}"
-        return "not reproduced", f"|{value:.3g} - {self.paper:g}| > {2 * self.tolerance:g}"
+    def judge(self, value: Number) -> Judgement:
+        interval = as_interval(value)
+        shown, low, high = _shown(interval), interval["low"], interval["high"]
+        if self.paper - self.tolerance <= low and high <= self.paper + self.tolerance:
+            return "reproduced", f"{shown} lies within {self.tolerance:g} of {self.paper:g}"
+        if high >= self.paper - 2 * self.tolerance and low <= self.paper + 2 * self.tolerance:
+            return "partly", f"{shown} reaches within {2 * self.tolerance:g} of {self.paper:g}"
+        return "not reproduced", f"{shown} lies further than {2 * self.tolerance:g} from {self.paper:g}"
 
 
 @dataclass(frozen=True)
@@ -61,14 +83,19 @@ class WithinFactor:
 
     def describe(self) -> str:
         low, high = self.paper / self.factor, self.paper * self.factor
-        return f"reproduced if between {low:.3g} and {high:.3g} (a factor {self.factor:g} of {self.paper:g}), partly if > 1"
+        return (
+            f"reproduced if the seed interval lies between {low:.3g} and {high:.3g} (a factor {self.factor:g} of "
+            f"{self.paper:g}), partly if it lies above 1, else not reproduced"
+        )
 
-    def judge(self, value: float) -> Judgement:
-        if self.paper / self.factor <= value <= self.paper * self.factor:
-            return "reproduced", f"{value:.3g} is within a factor {self.factor:g} of {self.paper:g}"
-        if value > 1:
-            return "partly", f"{value:.3g} > 1 (the direction holds) but not within a factor {self.factor:g} of {self.paper:g}"
-        return "not reproduced", f"{value:.3g} <= 1"
+    def judge(self, value: Number) -> Judgement:
+        interval = as_interval(value)
+        shown = _shown(interval)
+        if self.paper / self.factor <= interval["low"] and interval["high"] <= self.paper * self.factor:
+            return "reproduced", f"{shown} is within a factor {self.factor:g} of {self.paper:g}"
+        if interval["low"] > 1:
+            return "partly", f"{shown} > 1 (the direction holds) but not within a factor {self.factor:g} of {self.paper:g}"
+        return "not reproduced", f"{shown} is not above 1"
 
 
 @dataclass(frozen=True)
@@ -92,12 +119,17 @@ class ShapeIs:
     shape: str
 
     def describe(self) -> str:
-        return f"reproduced if the shape rule finds '{self.shape}', else not reproduced"
+        return f"reproduced if the shape rule finds '{self.shape}' for every seed, partly for some, else not reproduced"
 
     def judge(self, value: dict[str, Any]) -> Judgement:
-        if value["shape"] == self.shape:
-            return "reproduced", f"the shape rule finds '{value['shape']}'"
-        return "not reproduced", f"the shape rule finds '{value['shape']}', not '{self.shape}'"
+        shapes = list(value.get("shapes") or [value["shape"]])
+        agree = shapes.count(self.shape)
+        found = ", ".join(f"{shapes.count(s)} {s}" for s in dict.fromkeys(shapes))
+        if agree == len(shapes):
+            return "reproduced", f"the shape rule finds '{self.shape}' ({found} of {len(shapes)} seeds)"
+        if agree:
+            return "partly", f"the shape rule finds {found} of {len(shapes)} seeds"
+        return "not reproduced", f"the shape rule finds {found} of {len(shapes)} seeds, not '{self.shape}'"
 
 
 @dataclass(frozen=True)

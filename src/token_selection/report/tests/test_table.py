@@ -71,7 +71,7 @@ def test_rows_read_records_and_say_how_to_produce_missing_ones(records):
     assert outcome(by_key["joint_scores"], "fast").verdict == "reproduced"
     assert outcome(by_key["mlp_values"], "fast").verdict == "reproduced"
     missing = outcome(by_key["key_query_scores"], "fast")
-    assert missing.verdict == "not run" and "run_experiment('key_query', 'joint'" in missing.why
+    assert missing.verdict == "not run" and "make records" in missing.why
     old = outcome(by_key["mlp_scores"], "fast")  # the mlp record has no scores
     assert old.ours == "not measured" and "'scores'" in old.why
     theory = outcome(by_key["selection"], "full")

@@ -46,3 +46,47 @@ def test_missing_value_is_not_run():
     assert judge(AtLeast(0.5), 0.6)[0] == "reproduced"
     with pytest.raises(TypeError):
         judge(AtLeast(0.5), "0.6")
+
+
+def _interval(value, low, high, n=5):
+    return {"value": value, "low": low, "high": high, "n": n}
+
+
+def test_at_least_judges_the_lower_end_of_a_seed_interval():
+    rule = AtLeast(0.99)
+    assert rule.judge(_interval(0.995, 0.99, 1.0))[0] == "reproduced"
+    assert rule.judge(_interval(0.995, 0.9899, 1.0))[0] == "partly"
+    assert rule.judge(_interval(0.99, 0.98, 1.0))[0] == "partly"
+    assert rule.judge(_interval(0.9899, 0.98, 0.999))[0] == "not reproduced"
+
+
+def test_within_needs_the_whole_interval_inside_the_tolerance():
+    rule = Within(0.72, 0.05)
+    assert rule.judge(_interval(0.72, 0.67, 0.77))[0] == "reproduced"
+    assert rule.judge(_interval(0.72, 0.6699, 0.77))[0] == "partly"  # mean inside, interval not
+    assert rule.judge(_interval(0.84, 0.82, 0.86))[0] == "partly"  # reaches within 0.10 (0.82 = 0.72 + 0.10)
+    assert rule.judge(_interval(0.84, 0.8201, 0.86))[0] == "not reproduced"
+    assert rule.judge(_interval(0.55, 0.50, 0.62))[0] == "partly"  # asymmetric: the upper end reaches 0.62
+    assert rule.judge(_interval(0.55, 0.50, 0.6199))[0] == "not reproduced"
+
+
+def test_within_factor_needs_the_whole_interval_between_its_bounds():
+    rule = WithinFactor(6.0, 1.5)
+    assert rule.judge(_interval(6.0, 4.0, 9.0))[0] == "reproduced"
+    assert rule.judge(_interval(6.0, 3.99, 9.0))[0] == "partly"
+    assert rule.judge(_interval(1.5, 1.0001, 2.0))[0] == "partly"
+    assert rule.judge(_interval(1.5, 1.0, 2.0))[0] == "not reproduced"
+    assert rule.judge(_interval(0.6, 0.4, 0.8))[0] == "not reproduced"
+
+
+def test_shape_is_counts_the_seeds_that_agree():
+    rule = ShapeIs("U-shaped")
+    assert rule.judge({"shape": "U-shaped", "shapes": ["U-shaped"] * 3})[0] == "reproduced"
+    verdict, why = rule.judge({"shape": "U-shaped", "shapes": ["U-shaped", "decreasing", "U-shaped"]})
+    assert verdict == "partly" and "2 U-shaped, 1 decreasing of 3 seeds" in why
+    assert rule.judge({"shape": "decreasing", "shapes": ["decreasing", "flat"]})[0] == "not reproduced"
+
+
+def test_one_seed_is_said_so():
+    assert "one seed" in AtLeast(0.5).judge(0.6)[1]
+    assert "over 5 seeds" in AtLeast(0.5).judge(_interval(0.6, 0.55, 0.65))[1]

@@ -1,0 +1,112 @@
+"""Run every real-data experiment and diagnosis the book shows at one scale, and write their records.
+
+    python scripts/run_records.py --scale fast                 # `make records`: what CI's chapters read
+    python scripts/run_records.py --scale full                 # `make full`: the paper's settings, on the GPU if any
+    python scripts/run_records.py --scale full --dry-run       # list every record and whether it is current
+    python scripts/run_records.py --scale full --only imdb-one_layer-joint frozen_capacity
+
+Real-data experiments run through ``pipeline.run_seeds`` over the preset's seeds (full: 5 for the
+one-layer model, 3 for the variants; fast: 1). Diagnoses run through ``real_data.diagnoses``.
+Resumable: a record whose settings hash is current is skipped, and trained models are
+checkpointed. Prints an estimate of the total time before it starts and the time taken at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from token_selection.real_data.diagnoses import DIAGNOSES
+from token_selection.real_data.pipeline import load_data, record_name, record_settings, run_seeds
+from token_selection.real_data.settings import seed_count
+from token_selection.real_data.trainer import default_device, hardware_name
+from token_selection.real_data.yelp_stars import prepare_yelp_stars
+from token_selection.report.catalogue import EXPERIMENTS, Entry, preset_of, record_state
+from token_selection.results import write_record
+
+RELATIVE_COST = {"one_layer": 1.0, "two_layer": 12.0, "key_query": 10.0, "mlp": 4.0, "multiclass": 1.0}
+"""Cost of one seed of each kind relative to the one-layer model (measured on 2 CPU cores), for the estimate."""
+SECONDS_PER_UNIT = {"fast": {"cpu": 8.0, "cuda": 4.0}, "full": {"cpu": 120.0, "cuda": 6.0}}
+"""Seconds of one unit of cost (one seed of the one-layer model on IMDB), measured; the estimate starts from it."""
+
+
+def experiment_status(dataset: str, kind: str, mode: str, scale: str) -> str:
+    """ "current", "stale" or "missing" (``report.catalogue``)."""
+    name = record_name(dataset, kind, mode)
+    settings = record_settings(kind, mode, preset_of(dataset, scale), dataset)
+    return record_state(Entry(name, scale, lambda: settings, ""))
+
+
+def diagnosis_status(name: str, scale: str) -> str:
+    """The same for a diagnosis."""
+    return record_state(Entry(name, scale, lambda: DIAGNOSES[name].settings(scale), ""))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", choices=("fast", "full"), default="full")
+    parser.add_argument("--dry-run", action="store_true", help="list every record and its status; run nothing")
+    parser.add_argument("--only", nargs="+", metavar="RECORD", help="run only these records (names as listed by --dry-run)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    args = parser.parse_args(argv)
+    scale, progress = args.scale, not args.quiet
+    names = [record_name(*e) for e in EXPERIMENTS] + list(DIAGNOSES)
+    if args.only and set(args.only) - set(names):
+        sys.exit(f"unknown records {sorted(set(args.only) - set(names))}; known: {names}")
+    order = {name: i for i, name in enumerate(args.only or names)}  # --only runs in the order given
+    chosen = sorted((e for e in EXPERIMENTS if record_name(*e) in order), key=lambda e: order[record_name(*e)])
+    diagnoses = sorted((d for d in DIAGNOSES if d in order), key=order.__getitem__)
+    todo = [e for e in chosen if experiment_status(*e, scale) != "current"]
+    todo_diagnoses = [d for d in diagnoses if diagnosis_status(d, scale) != "current"]
+    device = default_device()
+    unit = SECONDS_PER_UNIT[scale]["cuda" if device.type == "cuda" else "cpu"]
+    cost = sum(RELATIVE_COST[k] * seed_count(k, scale) for _, k, _ in todo) + sum(
+        DIAGNOSES[d].relative_cost(scale) for d in todo_diagnoses
+    )
+    print(f"{len(chosen) + len(diagnoses)} {scale}-scale records, {len(todo) + len(todo_diagnoses)} to run, on "
+          f"{hardware_name(device)}")  # fmt: skip
+    for experiment in chosen:
+        print(f"  {record_name(*experiment):40s} {experiment_status(*experiment, scale)}")
+    for name in diagnoses:
+        print(f"  {name:40s} {diagnosis_status(name, scale)}")
+    if args.dry_run:
+        return 0
+    print(f"estimated time: {cost * unit / 60:.1f} min", flush=True)
+    start, data = time.perf_counter(), {}
+    for number, (dataset, kind, mode) in enumerate(todo, start=1):
+        name = record_name(dataset, kind, mode)
+        print(f"[{number}/{len(todo)}] {name}, {seed_count(kind, scale)} seeds", flush=True)
+        began = time.perf_counter()
+        if dataset == "yelp_stars":
+            record = run_seeds(kind, mode, preset_of(dataset, scale), progress=progress,
+                               data_for=lambda s: prepare_yelp_stars(s, progress=progress))  # fmt: skip
+        else:
+
+            def data_for(s, dataset=dataset):
+                key = (dataset, s.seed)
+                if key not in data:
+                    data[key] = load_data(s, progress=progress)
+                return data[key]
+
+            record = run_seeds(kind, mode, preset_of(dataset, scale), progress=progress, data_for=data_for)
+        accuracy = record["metrics"]["seed_summary"]["test_accuracy"]
+        print(f"  test accuracy {100 * accuracy['value']:.1f} % [{100 * accuracy['low']:.1f}, {100 * accuracy['high']:.1f}] "
+              f"over {accuracy['n']} seeds; {time.perf_counter() - began:.0f} s", flush=True)  # fmt: skip
+    for name in todo_diagnoses:
+        diagnosis = DIAGNOSES[name]
+        settings = diagnosis.settings(scale)
+        print(f"[diagnosis] {name}", flush=True)
+        began = time.perf_counter()
+        metrics = diagnosis.run(settings, progress=progress)
+        seconds = time.perf_counter() - began
+        write_record(name, scale, protocol=diagnosis.protocol(settings), settings=settings, metrics=metrics,
+                     seeds=list(settings.get("seeds", [0])), seconds=seconds)  # fmt: skip
+        print(f"  wrote {name}.{scale}.json in {seconds:.0f} s", flush=True)
+    print(f"total time: {(time.perf_counter() - start) / 60:.1f} min (estimated {cost * unit / 60:.1f} min) on "
+          f"{hardware_name(device)}")  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,61 @@
+"""Seed intervals: the mean of a metric over seeds and its 95% Student-t interval.
+
+    seed_interval([0.84, 0.85, 0.83])   # {"value": 0.84, "low": ..., "high": ..., "n": 3, "values": [...]}
+
+With one seed there is no spread to estimate: the interval is the value itself and
+``n = 1`` says so (a page then prints "one seed", never an interval).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from scipy import stats
+
+CONFIDENCE = 0.95
+"""Coverage of every seed interval in the course."""
+
+
+def seed_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> dict[str, float | int | list[float]]:
+    """Mean of ``values`` (one per seed) and its two-sided Student-t interval at ``confidence``.
+
+    Returns ``{"value", "low", "high", "n", "values"}``; ``low == high == value`` when n = 1.
+    Raises ValueError for no values, a non-finite value or a confidence outside (0, 1).
+    """
+    array = np.asarray(list(values), dtype=np.float64)
+    if array.ndim != 1 or array.size == 0:
+        raise ValueError(f"values must be a non-empty 1-D sequence of numbers, got shape {array.shape}")
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"values must all be finite, got {array.tolist()}")
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must lie strictly between 0 and 1, got {confidence}")
+    mean = float(array.mean())
+    if array.size == 1:
+        half = 0.0
+    else:
+        sem = float(array.std(ddof=1)) / math.sqrt(array.size)
+        half = float(stats.t.ppf(0.5 + confidence / 2, df=array.size - 1)) * sem
+    return {"value": mean, "low": mean - half, "high": mean + half, "n": int(array.size), "values": array.tolist()}
+
+
+def as_interval(value: float | dict) -> dict:
+    """A seed interval as is, or a single number as an interval of one seed."""
+    if isinstance(value, dict):
+        missing = {"value", "low", "high", "n"} - set(value)
+        if missing:
+            raise ValueError(f"an interval needs keys value, low, high, n; missing {sorted(missing)}")
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"value must be a number or a seed interval (dict), got {type(value).__name__}: {value!r}")
+    return seed_interval([float(value)])
+
+
+def show_interval(interval: dict, fmt: str = "{:.3g}", scale: float = 1.0, unit: str = "") -> str:
+    """``mean [low, high] (n seeds)``, or ``value (one seed)``; each number times ``scale`` in format ``fmt``."""
+    value = fmt.format(scale * interval["value"]) + unit
+    if interval["n"] == 1:
+        return f"{value} (one seed)"
+    low, high = fmt.format(scale * interval["low"]), fmt.format(scale * interval["high"])
+    return f"{value} [{low}, {high}]{unit} ({interval['n']} seeds)"

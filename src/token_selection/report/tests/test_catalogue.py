@@ -1,0 +1,69 @@
+"""Every record the book reads exists at both scales and is current, and a stale or missing one is recognised."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from token_selection.report import catalogue as cat
+from token_selection.results import read_record, settings_hash, write_record
+
+ENTRIES = cat.catalogue()
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=[f"{e.name}.{e.scale}" for e in ENTRIES])
+def test_every_record_the_book_reads_is_current(entry):
+    state = cat.record_state(entry)
+    assert state != "missing", f"no {entry.scale} record {entry.name}: produce it with {entry.command}"
+    if entry.scale == "full" and entry.name in cat.PENDING_FULL:
+        assert state == "stale", f"{entry.name} is current now: remove it from catalogue.PENDING_FULL"
+    else:
+        assert state == "current", f"the {entry.scale} record {entry.name} is stale: produce it again with {entry.command}"
+
+
+def test_pending_names_are_records_of_the_catalogue():
+    assert cat.PENDING_FULL <= {e.name for e in ENTRIES if e.scale == "full"}
+
+
+def test_catalogue_covers_both_scales_and_every_kind_of_record():
+    names = {scale: {e.name for e in ENTRIES if e.scale == scale} for scale in ("fast", "full")}
+    assert names["fast"] == names["full"]
+    for expected in ("imdb-one_layer-joint", "yelp_stars-multiclass-joint", "diagnosis-frozen_capacity", "report-theory",
+                     "global_local"):  # fmt: skip
+        assert expected in names["fast"]
+
+
+def test_states_of_a_record_written_under_one_setting_and_read_under_another(tmp_path, monkeypatch):
+    monkeypatch.setenv("TOKEN_SELECTION_RECORDS", str(tmp_path))
+    entry = cat.Entry("probe", "fast", lambda: {"d": 64, "seeds": [0]}, "make records")
+    assert cat.record_state(entry) == "missing"
+    write_record("probe", "fast", protocol="probe", settings={"d": 64, "seeds": [0]}, metrics={})
+    assert cat.record_state(entry) == "current"
+    for other in ({"d": 65, "seeds": [0]}, {"d": 64, "seeds": [0, 1]}, {"d": 64}):
+        assert cat.record_state(cat.Entry("probe", "fast", lambda o=other: o, "")) == "stale"
+    # the same record read at the other scale is missing, not current
+    assert cat.record_state(cat.Entry("probe", "full", lambda: {"d": 64, "seeds": [0]}, "")) == "missing"
+    # a hand-edited settings block no longer matches its stored hash: stale
+    path = tmp_path / "probe.fast.json"
+    record = json.loads(path.read_text())
+    record["settings_hash"] = settings_hash({"d": 63, "seeds": [0]})
+    path.write_text(json.dumps(record))
+    assert read_record("probe", "fast", settings={"d": 64, "seeds": [0]}) is None
+    assert cat.record_state(entry) == "stale"
+
+
+def test_theory_settings_follow_the_scale_asked_for_and_restore_the_environment(monkeypatch):
+    monkeypatch.setenv("TOKEN_SELECTION_SCALE", "fast")
+    assert cat._theory_settings("full")["seeds"] != cat._theory_settings("fast")["seeds"]
+    import os
+
+    assert os.environ["TOKEN_SELECTION_SCALE"] == "fast"
+    monkeypatch.delenv("TOKEN_SELECTION_SCALE")
+    cat._theory_settings("full")
+    assert "TOKEN_SELECTION_SCALE" not in os.environ
+
+
+def test_state_of_an_unknown_record_names_the_known_ones():
+    with pytest.raises(ValueError, match="no record 'nope'"):
+        cat.state_of("nope", "fast")
