@@ -15,6 +15,7 @@ from ..results import missing_record_message, read_record
 from ..theory.shape import classify_shape
 from .catalogue import state_of
 from .claims import CLAIMS, Claim
+from .differences import why_differs
 from .theory_claims import COMMAND as THEORY_COMMAND
 from .theory_claims import RECORD as THEORY
 from .verdicts import judge
@@ -124,4 +125,17 @@ def records_markdown(claims: Iterable[Claim] = CLAIMS, scales: tuple[str, ...] =
                 lines.append(f"  - {scale}: {produce_command(name, scale)}")
             else:
                 lines.append(f"  - {scale} ({record['created']}, {record['machine']}): {record['protocol']}")
+    return "\n".join(lines)
+
+
+def verdict_table(rows: list[ReportRow], scale: str = "full") -> str:
+    """The report's summary: per claim its source, our number at ``scale``, the verdict, and why it differs (the
+    diagnosis sentence, for rows that are not reproduced)."""
+    lines = ["| # | claim | source | ours | verdict | why it differs |", "|---|---|---|---|---|---|"]
+    for number, row in enumerate(rows, start=1):
+        result = row.outcomes[scale]
+        reason = why_differs(row.claim.key, scale) if result.verdict != "reproduced" else ""
+        cells = [str(number), row.claim.statement, f"[{row.claim.tag}] {row.claim.source}", result.ours,
+                 f"**{result.verdict}**", reason or ("" if result.verdict == "reproduced" else result.why)]  # fmt: skip
+        lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
     return "\n".join(lines)
