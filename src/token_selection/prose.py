@@ -33,14 +33,3 @@ def glue(name: str, value: Any, display: bool = False) -> None:
     """Record ``value`` (a number or a short text) under ``name`` for the prose (``display``: also show it here)."""
     if _myst_glue is not None:
         _myst_glue(name, plain(value), display=display)
-
-
-def html_of(markdown: str) -> Any:
-    """``markdown`` (tables included) rendered to an ``IPython.display.HTML`` object, so that another page of the book
-    can paste it (``{glue:any}`` with ``:doc:``; only HTML and plain text cross pages)."""
-    try:
-        from IPython.display import HTML
-        from markdown_it import MarkdownIt
-    except ImportError:  # outside a notebook, or without markdown-it-py: nothing pastes it anyway
-        return markdown
-    return HTML(MarkdownIt("commonmark").enable("table").render(markdown))

@@ -6,7 +6,7 @@ A record is *current* when its settings hash equals that of the settings in the 
 *stale* when it was written under other settings (older code, other seeds or vocabulary),
 and *missing* when there is none. ``scripts/run_records.py`` and ``scripts/run_studies.py``
 make records current; ``test_catalogue.py`` fails on any record that is missing, and on
-any stale record not listed in ``PENDING_FULL``.
+any record not current and not listed in ``PENDING_FULL``.
 """
 
 from __future__ import annotations
@@ -38,8 +38,9 @@ EXPERIMENTS = [(dataset, kind, mode) for dataset in ("imdb", "yelp_polarity") fo
 EXPERIMENTS.append(("yelp_stars", "multiclass", "joint"))
 """Every real-data experiment: (dataset, kind, mode); 4-class Yelp uses the Yelp preset."""
 PENDING_FULL: frozenset[str] = frozenset()
-"""Full-scale records still written under earlier settings, while ``make full`` runs them again; each is marked
-stale wherever a page shows it, and the catalogue test fails once one of them is current and still listed here."""
+"""Full-scale records that ``make full`` has not yet made current (it is resumable: each run continues where the
+last stopped). A page marks each as stale, or says how to produce it; the catalogue test fails on any other
+record that is not current, and on a record listed here that is current already."""
 
 
 def preset_of(dataset: str, scale: str):

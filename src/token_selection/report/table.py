@@ -60,7 +60,8 @@ def outcome(claim: Claim, scale: str) -> Outcome:
     stale = [name for name in claim.records if state_of(name, scale) == "stale"]
     ours = claim.show(value)
     if stale:
-        ours += f" (stale: {', '.join(stale)} written under earlier settings; {produce_command(stale[0], scale)})"
+        command = "make full" if scale == "full" else "make records"
+        ours += f" (stale: {', '.join(stale)} from earlier settings; {command} replaces it)"
     return Outcome(ours, verdict, why, protocols)
 
 
@@ -129,13 +130,24 @@ def records_markdown(claims: Iterable[Claim] = CLAIMS, scales: tuple[str, ...] =
 
 
 def verdict_table(rows: list[ReportRow], scale: str = "full") -> str:
-    """The report's summary: per claim its source, our number at ``scale``, the verdict, and why it differs (the
-    diagnosis sentence, for rows that are not reproduced)."""
-    lines = ["| # | claim | source | ours | verdict | why it differs |", "|---|---|---|---|---|---|"]
+    """The report's summary: per claim its source, our number at ``scale`` and the verdict; a row that is not
+    reproduced points to its reason in ``why_list``."""
+    lines = ["| # | claim | source | ours | verdict |", "|---|---|---|---|---|"]
     for number, row in enumerate(rows, start=1):
         result = row.outcomes[scale]
-        reason = why_differs(row.claim.key, scale) if result.verdict != "reproduced" else ""
-        cells = [str(number), row.claim.statement, f"[{row.claim.tag}] {row.claim.source}", result.ours,
-                 f"**{result.verdict}**", reason or ("" if result.verdict == "reproduced" else result.why)]  # fmt: skip
+        verdict = f"**{result.verdict}**" + (f" (why: {number} below)" if result.verdict != "reproduced" else "")
+        cells = [str(number), row.claim.statement, f"[{row.claim.tag}] {row.claim.source}", result.ours, verdict]
         lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
     return "\n".join(lines)
+
+
+def why_list(rows: list[ReportRow], scale: str = "full") -> str:
+    """For each row not reproduced at ``scale``: its number, the verdict's reason, and what the diagnoses measured."""
+    items = []
+    for number, row in enumerate(rows, start=1):
+        result = row.outcomes[scale]
+        if result.verdict == "reproduced":
+            continue
+        reason = why_differs(row.claim.key, scale)
+        items.append(f"{number}. **{row.claim.key}** ({result.verdict}: {result.why}). {reason}".rstrip())
+    return "\n".join(items)

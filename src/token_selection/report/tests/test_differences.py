@@ -17,7 +17,7 @@ def records(tmp_path, monkeypatch):
 def capacity(frozen, crossing):
     rows = [
         {"d": d, "d_over_V": d / 1000, "frozen": f, "joint": 0.88, "frozen_epochs_run": 5}
-        for d, f in zip((10, 100, 2000), frozen)
+        for d, f in zip((10, 100, 2000), frozen, strict=True)
     ]
     return {"vocab_size": 1000, "rows": rows, "budgets": [{"epochs": 5, "frozen": frozen[1], "best_epoch": 5}],
             "spearman_frozen_vs_d": 1.0, "crossing_72": crossing}  # fmt: skip
