@@ -17,6 +17,11 @@ CHROMIUM  ?= $(shell command -v chromium || command -v chromium-browser)
 
 export PATH := $(BIN):$(PATH)
 export PYTHONHASHSEED := 0
+# uv installs without compiling bytecode (pip compiled every module at install); Python compiles a
+# module at its first import and caches it (in .venv and the ignored __pycache__ folders). Where the
+# environment forbids that cache, every process (each chapter's kernel) would compile torch and the
+# rest again, about 20 s each on two cores.
+unexport PYTHONDONTWRITEBYTECODE
 export TOKEN_SELECTION_DATA ?= $(abspath ../shared/data)
 
 .PHONY: install lock book execute test lint lint-workflows unit nbval notebooks notebook-limits browser explorer-grid \

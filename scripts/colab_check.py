@@ -33,7 +33,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from lock_requirements import find_uv, uv_environment
+from lock_requirements import bytecode_options, find_uv, uv_environment
 from working_tree import snapshot
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -68,7 +68,7 @@ def colab_versions(path: Path = VERSIONS) -> dict[str, str]:
 def install_command(python: Path, uv: str | None) -> list[str]:
     """The command that installs into ``python``'s environment: uv's when there is a uv, else pip's."""
     if uv:
-        return [uv, "pip", "install", "--python", str(python)]
+        return [uv, "pip", "install", "--python", str(python), *bytecode_options()]
     return [str(python), "-m", "pip", "install", "--disable-pip-version-check"]
 
 

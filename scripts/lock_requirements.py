@@ -181,6 +181,17 @@ def find_uv(python: str = sys.executable, lock: Path = LOCK) -> str | None:
     return str(beside) if beside.is_file() else shutil.which("uv")
 
 
+def bytecode_options(env: dict[str, str] | None = None) -> list[str]:
+    """``--compile-bytecode`` for uv when Python will not cache bytecode at run time, else nothing.
+
+    pip compiles every module at install; uv leaves it to the first import, which caches it, unless
+    ``PYTHONDONTWRITEBYTECODE`` is set: then every process (each chapter's kernel) would compile
+    torch and the rest again, so the install compiles them all once. The Makefile unsets the
+    variable (caching only what is imported is cheaper still); ``UV_COMPILE_BYTECODE=1`` always compiles.
+    """
+    return ["--compile-bytecode"] if (os.environ if env is None else env).get("PYTHONDONTWRITEBYTECODE") else []
+
+
 def run(command: list[str], env: dict[str, str] | None = None) -> None:
     """Run ``command``, echoed as make echoes its recipes; raise on failure."""
     print(shlex.join(command), flush=True)
@@ -206,7 +217,7 @@ def install(
         raise RuntimeError("uv is not available and could not be bootstrapped")
     if uv:
         env = uv_environment()
-        run([uv, "pip", "sync", "--python", python, "--require-hashes", *options, str(lock)], env)
+        run([uv, "pip", "sync", "--python", python, "--require-hashes", *bytecode_options(), *options, str(lock)], env)
         if project is not None:
             run([uv, "pip", "install", "--python", python, "--no-deps", "--no-build-isolation", "-e", str(project)], env)
         run([uv, "pip", "check", "--python", python], env)

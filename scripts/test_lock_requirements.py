@@ -17,6 +17,7 @@ from lock_requirements import (
     REQUIREMENTS,
     ROOT,
     SHA256,
+    bytecode_options,
     entries,
     find_uv,
     header,
@@ -199,3 +200,8 @@ def test_a_corrupted_hash_in_the_real_lock_fails(tmp_path, capfd):
         pytest.skip(f"{name} cannot be fetched from the configured package sources here")
     assert MISMATCH["uv"] in output, output[-2000:]
     install(python, good, "uv", project=None)
+
+
+def test_bytecode_is_compiled_at_install_only_when_python_will_not_cache_it():
+    assert bytecode_options({"PYTHONDONTWRITEBYTECODE": "1"}) == ["--compile-bytecode"]
+    assert bytecode_options({}) == []
