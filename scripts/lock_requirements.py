@@ -125,7 +125,8 @@ def pip_configuration(python: str = sys.executable) -> dict[str, str]:
     for line in listed.splitlines():
         match = re.fullmatch(r"([^.=]*|:env:)\.([\w-]+)='(.*)'", line.strip())
         if match and match.group(1) in rank:
-            scope, key, value = rank[match.group(1)], match.group(2), match.group(3)
+            # a value written over several lines in pip.conf is listed with its newlines escaped
+            scope, key, value = rank[match.group(1)], match.group(2), match.group(3).replace("\\n", " ")
             if key not in settings or scope >= settings[key][0]:
                 settings[key] = (scope, value)
     return {key: value for key, (_, value) in settings.items()}

@@ -106,9 +106,15 @@ def test_uv_sees_the_package_sources_pip_is_configured_with():
     assert uv_environment({"UV_FIND_LINKS": "/mine"}, pip_settings)["UV_FIND_LINKS"] == "/mine"
 
 
-def test_pip_configuration_reads_the_environment_over_the_files(monkeypatch):
+def test_pip_configuration_reads_the_environment_over_the_files(monkeypatch, tmp_path):
+    config = tmp_path / "pip.conf"
+    config.write_text("[global]\nfind-links = /from/the/file\nextra-index-url =\n    file:///a/simple\n    file:///b/simple\n")
+    monkeypatch.setenv("PIP_CONFIG_FILE", str(config))
     monkeypatch.setenv("PIP_FIND_LINKS", "/from/the/environment")
-    assert pip_configuration()["find-links"] == "/from/the/environment"
+    monkeypatch.delenv("PIP_EXTRA_INDEX_URL", raising=False)
+    settings = pip_configuration()
+    assert settings["find-links"] == "/from/the/environment"
+    assert settings["extra-index-url"].split() == ["file:///a/simple", "file:///b/simple"], "a value over several lines"
 
 
 def test_the_workflows_set_up_the_locked_uv_with_its_cache():
