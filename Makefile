@@ -2,7 +2,7 @@
 #   make book   builds the book (executes every chapter not already executed) into _build/html
 #   make test   runs every test: ruff, nbval over notebooks/ (each chapter executes once, here), the book
 #               built from those same runs, unit tests, browser test of the built book
-# Both create .venv and install exactly requirements.lock on their first run.
+# Both create .venv and install exactly requirements.lock (uv, every sha256 checked) on their first run.
 
 VENV      ?= .venv
 PYTHON    ?= python3
@@ -17,6 +17,11 @@ CHROMIUM  ?= $(shell command -v chromium || command -v chromium-browser)
 
 export PATH := $(BIN):$(PATH)
 export PYTHONHASHSEED := 0
+# uv installs without compiling bytecode (pip compiled every module at install); Python compiles a
+# module at its first import and caches it (in .venv and the ignored __pycache__ folders). Where the
+# environment forbids that cache, every process (each chapter's kernel) would compile torch and the
+# rest again, about 20 s each on two cores.
+unexport PYTHONDONTWRITEBYTECODE
 export TOKEN_SELECTION_DATA ?= $(abspath ../shared/data)
 
 .PHONY: records install lock book execute test lint lint-workflows unit nbval notebooks notebook-limits browser explorer-grid \
@@ -24,21 +29,26 @@ export TOKEN_SELECTION_DATA ?= $(abspath ../shared/data)
 
 install: $(STAMP)
 
-# Exactly the lock (no dependency resolution), the package itself without dependencies, then
-# report what the lock does not list. A lock older than requirements.txt stops here: `make lock`.
+# Exactly the lock (what it does not list is removed), every file checked against its sha256:
+# `uv pip sync --require-hashes`, uv itself bootstrapped from the lock's own entry with
+# `pip --require-hashes` when the locked uv is not on PATH; `pip install --require-hashes --no-deps`
+# where uv cannot be had (INSTALLER=pip forces it). Then the package itself, editable, without
+# dependencies, and a dependency check. uv gets pip's configuration (find-links, index URLs) from
+# scripts/lock_requirements.py. A lock older than requirements.txt stops here: `make lock`.
+INSTALLER ?= auto
 $(STAMP): $(LOCK) pyproject.toml requirements.txt
 	$(PYTHON) scripts/lock_requirements.py --check
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --disable-pip-version-check -q --no-deps -r $(LOCK)
-	$(PY) -m pip install --disable-pip-version-check -q --no-deps -e .
-	$(PY) scripts/lock_requirements.py --extras
-	$(PY) -m pip check
+	$(PY) scripts/lock_requirements.py --install --installer $(INSTALLER)
 	rm -f $(VENV)/.installed*
 	touch $@
 
-# Pin every package requirements.txt resolves to (pip's resolver, this machine's pip configuration).
+# Pin every package requirements.txt resolves to, with the sha256 of each file (uv pip compile
+# --generate-hashes, this machine's pip configuration); pins that still fit are kept.
+# `make lock LOCK_ARGS=--upgrade` takes the newest versions the ranges allow.
 lock:
-	$(PYTHON) scripts/lock_requirements.py
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) scripts/lock_requirements.py $(LOCK_ARGS)
 
 # MathJax from the npm registry, served by the site itself (no CDN).
 $(MATHJAX):

@@ -1,22 +1,24 @@
 """Run the chapters as Colab would: Colab's package versions, its `google.colab` module, each chapter alone.
 
 1. A separate virtual environment (``.venv-colab``) gets exactly the versions of
-   ``ci/colab-versions.txt`` (Colab's preinstalled packages). torch is the exception: it stays at
-   the local 2.13.0 CPU wheel, the only torch this machine can install (Colab has 2.11 with CUDA).
+   ``ci/colab-versions.txt`` (Colab's preinstalled packages), installed by uv (pip where uv cannot
+   be had) from the sources pip is configured with. torch is the exception: it stays at the local
+   2.13.0 CPU wheel, the only torch this machine can install (Colab has 2.11 with CUDA).
 2. A stand-in ``google.colab`` module (``ci/google_colab.py``) is installed there and imported at
    kernel start, as Colab does, so each chapter's first cell takes its Colab branch.
 3. Each chapter is copied alone into an empty folder (Colab opens a notebook without the
-   repository around it) and run under nbval. Its first cell installs the course with pip exactly
-   as in Colab, with ``COURSE_PACKAGE`` pointing at a copy of the working tree instead of the
-   repository address.
+   repository around it) and run under nbval. Its first cell installs the course exactly as in
+   Colab (with uv, which Colab's image has, when one is on ``PATH``; with pip otherwise), with
+   ``COURSE_PACKAGE`` pointing at a copy of the working tree instead of the repository address.
 4. Afterwards every package of the list must still have Colab's version: the course's ranges
-   must not make pip replace what Colab already has.
+   must not make the installer replace what Colab already has.
 
 What it cannot check: a GPU, Colab's Python and torch builds, and Colab's own front end (how it
 renders widgets and plotly figures).
 
     python scripts/colab_check.py                      # every chapter
     python scripts/colab_check.py notebooks/01_model.ipynb
+    python scripts/colab_check.py --venv-only          # only build .venv-colab and check its versions
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from lock_requirements import bytecode_options, find_uv, uv_environment
 from working_tree import snapshot
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -62,18 +65,28 @@ def colab_versions(path: Path = VERSIONS) -> dict[str, str]:
     return pins
 
 
-def ensure_venv(venv: Path) -> Path:
-    """Create ``venv`` with Colab's versions unless it already has them; return its python."""
+def install_command(python: Path, uv: str | None) -> list[str]:
+    """The command that installs into ``python``'s environment: uv's when there is a uv, else pip's."""
+    if uv:
+        return [uv, "pip", "install", "--python", str(python), *bytecode_options()]
+    return [str(python), "-m", "pip", "install", "--disable-pip-version-check"]
+
+
+def ensure_venv(venv: Path, uv: str | None = None) -> Path:
+    """Create ``venv`` with Colab's versions unless it already has them; return its python.
+
+    The environment has pip (Colab's has), but uv installs into it when ``uv`` is given.
+    """
     python = venv / "bin" / "python"
     stamp = venv / ".colab-versions"
-    wanted = hashlib.sha256((VERSIONS.read_text() + "\n".join(EXTRA) + STANDIN.read_text()).encode()).hexdigest()
+    installer = "uv" if uv else "pip"
+    wanted = hashlib.sha256((VERSIONS.read_text() + "\n".join(EXTRA) + STANDIN.read_text() + installer).encode()).hexdigest()
     if stamp.exists() and stamp.read_text() == wanted:
         return python
     shutil.rmtree(venv, ignore_errors=True)
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     (venv / ".gitignore").write_text("*\n")  # as Python 3.13's venv does: never part of the repository
-    pip = [str(python), "-m", "pip", "install", "--disable-pip-version-check"]
-    subprocess.run([*pip, "-r", str(VERSIONS), *EXTRA], check=True)
+    subprocess.run([*install_command(python, uv), "-r", str(VERSIONS), *EXTRA], check=True, env=uv_environment())
     site = Path(
         subprocess.run(
             [str(python), "-c", "import site; print(site.getsitepackages()[0])"], capture_output=True, text=True, check=True
@@ -92,6 +105,7 @@ def kernel_environment(venv: Path, package: str) -> dict[str, str]:
     """The environment nbval and its kernels run in."""
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
+    env = uv_environment(env)  # the first cell's uv finds packages where pip would
     env.update(
         PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}",  # the kernelspec runs the first `python` on PATH
         VIRTUAL_ENV=str(venv),
@@ -139,13 +153,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("notebooks", nargs="*", type=Path, help="chapters to run (default: notebooks/*.ipynb)")
     parser.add_argument("--venv", type=Path, default=ROOT / ".venv-colab")
     parser.add_argument("--cell-timeout", type=int, default=600, help="nbval's limit per cell, in seconds")
+    parser.add_argument("--venv-only", action="store_true", help="only build the environment and check its versions")
     args = parser.parse_args(argv)
     notebooks = [path.resolve() for path in args.notebooks] or sorted((ROOT / "notebooks").glob("*.ipynb"))
     missing = [str(path) for path in notebooks if not path.is_file()]
     if missing:
         raise ValueError(f"no such notebook: {', '.join(missing)}")
 
-    python = ensure_venv(args.venv.resolve())
+    python = ensure_venv(args.venv.resolve(), find_uv())
+    if args.venv_only:
+        changed = changed_versions(python)
+        for name, (colab, now) in changed.items():
+            print(f"{args.venv} has {name} {now}, not Colab's {colab}")
+        print(f"colab-check: {args.venv} built; {len(changed)} of Colab's packages differ from the list")
+        return 1 if changed else 0
     with tempfile.TemporaryDirectory(prefix="colab-check-") as work:
         work = Path(work)
         # The working tree stands in for the repository address that the first cell installs from.

@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SETUP_CELL = """\
 # Setup. In Colab: install the course package from the course repository. Elsewhere: nothing to install.
 import os
+import shutil
 import subprocess
 import sys
 from importlib import metadata
@@ -40,12 +41,15 @@ if "google.colab" in sys.modules:
     # COURSE_PACKAGE lets a fork, or the course's own Colab check, install from somewhere else.
     package = os.environ.get("COURSE_PACKAGE", f"token_selection @ git+{{COURSE_REPOSITORY}}@{{COURSE_REF}}")
     before = {{dist.metadata["Name"].lower(): dist.version for dist in metadata.distributions()}}
-    pip = subprocess.run([sys.executable, "-m", "pip", "install", package], capture_output=True, text=True)
-    if pip.returncode != 0:
-        raise RuntimeError(f"pip could not install {{package}}:\\n{{pip.stdout}}\\n{{pip.stderr}}")
+    # uv when the image has it (Colab's does), pip otherwise; both keep what already satisfies the course's ranges.
+    uv = shutil.which("uv")
+    installer = [uv, "pip", "install", "--system", "--python", sys.executable] if uv else [sys.executable, "-m", "pip", "install"]
+    result = subprocess.run([*installer, package], capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError(f"{{'uv' if uv else 'pip'}} could not install {{package}}:\\n{{result.stdout}}\\n{{result.stderr}}")
     after = {{dist.metadata["Name"].lower(): dist.version for dist in metadata.distributions()}}
     if after != before:
-        print(pip.stdout)
+        print((result.stdout + result.stderr).strip())
     # Colab has already imported some of its packages: a changed one is only picked up after a restart.
     changed = [f"{{name}} {{old}} -> {{after.get(name, 'removed')}}" for name, old in before.items() if after.get(name) != old]
     if changed:

@@ -74,14 +74,31 @@ def test_bad_configuration_raises_a_clear_error(tmp_path, url, ref, message):
         sync.course_location(tmp_path)
 
 
-def run_setup_cell(tmp_path: Path, colab: bool, package: str | None = None) -> subprocess.CompletedProcess:
+# What each installer prints when it installed the test's package.
+INSTALLED = {"uv": "+ needs-newer==1.0", "pip": "Successfully installed needs_newer-1.0"}
+
+
+def installer_path(installer: str) -> str:
+    """A PATH on which the first cell finds uv (``installer="uv"``; skips without one) or no uv at all."""
+    folders = os.environ.get("PATH", "").split(os.pathsep)
+    uv = shutil.which("uv") or shutil.which("uv", path=str(Path(sys.executable).parent))
+    if installer == "uv":
+        if uv is None:
+            pytest.skip("no uv here (make install puts one in .venv)")
+        return os.pathsep.join([str(Path(uv).parent), *folders])
+    return os.pathsep.join(folder for folder in folders if not (Path(folder) / "uv").exists())
+
+
+def run_setup_cell(
+    tmp_path: Path, colab: bool, package: str | None = None, installer: str = "pip"
+) -> subprocess.CompletedProcess:
     """Run the first cell in a fresh interpreter, with a stand-in google.colab loaded when ``colab``."""
     script = tmp_path / "cell.py"
     prefix = "import google.colab\n" if colab else ""
     script.write_text(prefix + sync.setup_cell(sync.course_location(ROOT)))
     (tmp_path / "google" / "colab").mkdir(parents=True)
     shutil.copy(ROOT / "ci" / "google_colab.py", tmp_path / "google" / "colab" / "__init__.py")
-    env = {**os.environ, "PYTHONPATH": str(tmp_path), "TOKEN_SELECTION_SCALE": "fast"}
+    env = {**os.environ, "PYTHONPATH": str(tmp_path), "TOKEN_SELECTION_SCALE": "fast", "PATH": installer_path(installer)}
     if package is not None:
         env["COURSE_PACKAGE"] = package
     return subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
@@ -93,15 +110,16 @@ def test_outside_colab_the_first_cell_installs_nothing_and_reports_device_and_sc
     assert "compute scale: fast" in result.stdout
     assert "TOKEN_SELECTION_SCALE=full" in result.stdout
     assert ("CPU" in result.stdout) or ("GPU" in result.stdout)
-    assert "pip" not in result.stdout
+    assert "pip" not in result.stdout and "uv" not in result.stdout
 
 
-def test_in_colab_a_failed_install_stops_the_cell_with_pip_output(tmp_path):
+@pytest.mark.parametrize("installer", ["uv", "pip"])
+def test_in_colab_a_failed_install_stops_the_cell_with_the_installer_output(tmp_path, installer):
     missing = tmp_path / "no-such-package"
-    result = run_setup_cell(tmp_path, colab=True, package=f"token_selection @ {missing.as_uri()}")
+    result = run_setup_cell(tmp_path, colab=True, package=f"token_selection @ {missing.as_uri()}", installer=installer)
     assert result.returncode != 0
-    assert "pip could not install token_selection @ file://" in result.stderr
-    assert "does not exist" in result.stderr or "No such file" in result.stderr, result.stderr[-2000:]
+    assert f"{installer} could not install token_selection @ file://" in result.stderr
+    assert any(words in result.stderr for words in ("does not exist", "No such file", "not found")), result.stderr[-2000:]
 
 
 def test_the_generated_cell_is_ruff_clean(tmp_path):
@@ -130,12 +148,18 @@ def test_a_chapter_without_a_setup_cell_gets_one_inserted_before_its_code(tmp_pa
     nbformat.validate(nbformat.read(path, as_version=4))
 
 
-def test_in_colab_an_install_that_changes_a_preinstalled_package_asks_for_a_restart(tmp_path):
+@pytest.mark.parametrize("installer", ["uv", "pip"])
+def test_in_colab_an_install_that_changes_a_preinstalled_package_asks_for_a_restart(tmp_path, installer):
     """A session with six 1.16.0 "preinstalled"; the package to install needs six>=1.17."""
-    venv = tmp_path / "session"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    venv, path = tmp_path / "session", installer_path(installer)
     python = venv / "bin" / "python"
-    subprocess.run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", "six==1.16.0"], check=True)
+    if installer == "uv":  # the session needs no pip: uv installs into it from outside
+        uv = shutil.which("uv", path=path)
+        subprocess.run([uv, "venv", "-q", "--python", sys.executable, str(venv)], check=True)
+        subprocess.run([uv, "pip", "install", "-q", "--python", str(python), "six==1.16.0"], check=True)
+    else:
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", "six==1.16.0"], check=True)
     needs_newer = tmp_path / "needs_newer"
     (needs_newer / "needs_newer").mkdir(parents=True)
     (needs_newer / "needs_newer" / "__init__.py").write_text("")
@@ -147,9 +171,14 @@ def test_in_colab_an_install_that_changes_a_preinstalled_package_asks_for_a_rest
     shutil.copy(ROOT / "ci" / "google_colab.py", tmp_path / "google" / "colab" / "__init__.py")
     script = tmp_path / "cell.py"
     script.write_text("import google.colab\n" + sync.setup_cell(sync.course_location(ROOT)))
-    env = {**os.environ, "PYTHONPATH": str(tmp_path), "COURSE_PACKAGE": f"needs_newer @ {needs_newer.as_uri()}"}
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(tmp_path),
+        "COURSE_PACKAGE": f"needs_newer @ {needs_newer.as_uri()}",
+        "PATH": path,
+    }
     result = subprocess.run([str(python), str(script)], capture_output=True, text=True, env=env, timeout=300)
     assert result.returncode == 1, result.stdout + result.stderr
-    assert "Successfully installed" in result.stdout, "pip's output is shown when the install changed something"
+    assert INSTALLED[installer] in result.stdout, "the installer's output is shown when the install changed something"
     assert "Installing the course changed packages Colab had already loaded: six 1.16.0 -> " in result.stderr
     assert "Restart the session" in result.stderr
