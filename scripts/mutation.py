@@ -91,9 +91,9 @@ MODULES: dict[str, list[str]] = {
     "real_data/diagnoses.py": _tests("real_data", "test_diagnoses"),
     # the explorer
     "explorer/config.py": _tests("explorer", "test_config"),
-    "explorer/compute.py": _tests("explorer", "test_compute"),
+    "explorer/compute.py": _tests("explorer", "test_compute", "test_compute_boundaries"),
     "explorer/notice.py": _tests("explorer", "test_notice"),
-    "explorer/grid.py": _tests("explorer", "test_grid"),
+    "explorer/grid.py": _tests("explorer", "test_grid", "test_grid_axes"),
     "explorer/live.py": _tests("explorer", "test_live"),
     "explorer/panels.py": _tests("explorer", "test_live"),
     "explorer/static.py": _tests("explorer", "test_static"),
