@@ -82,7 +82,7 @@ MODULES: dict[str, list[str]] = {
     "real_data/encoding.py": _tests("real_data", "test_encoding", "test_staleness"),
     "real_data/checkpoints.py": _tests("real_data", "test_checkpoints", "test_staleness"),
     "real_data/pipeline.py": _tests("real_data", "test_pipeline", "test_staleness"),
-    "real_data/trainer.py": _tests("real_data", "test_trainer"),
+    "real_data/trainer.py": _tests("real_data", "test_trainer", "test_trainer_boundaries", "test_staleness"),
     "real_data/two_layer_model.py": _tests("real_data", "test_two_layer_model"),
     "real_data/attention_variants.py": _tests("real_data", "test_attention_variants"),
     "real_data/measurements.py": _tests("real_data", "test_measurements"),
