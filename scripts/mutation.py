@@ -100,8 +100,8 @@ MODULES: dict[str, list[str]] = {
     "explorer/exercises.py": _tests("explorer", "test_exercises"),
     # the report
     "report/paper_numbers.py": _tests("report", "test_paper_numbers"),
-    "report/binned.py": _tests("report", "test_binned"),
-    "report/measures.py": _tests("report", "test_table", "test_exercise_checks"),
+    "report/binned.py": _tests("report", "test_binned", "test_binned_mutants"),
+    "report/measures.py": _tests("report", "test_measures", "test_table", "test_exercise_checks"),
     "report/exercise_checks.py": _tests("report", "test_exercise_checks"),
     "report/verdicts.py": _tests("report", "test_verdicts"),
     "report/claims.py": _tests("report", "test_table"),

@@ -87,3 +87,22 @@ def test_bootstrap_interval_on_the_edges_of_its_arguments():
         bootstrap_interval(np.array([1.0]), np.mean)
     with pytest.raises(ValueError, match=r"n_boot must be at least 100 for a percentile interval, got 99"):
         bootstrap_interval(np.arange(5.0), np.mean, n_boot=99)
+
+
+@pytest.mark.parametrize("confidence", [0.5, 0.95, 0.99])
+def test_wilson_interval_never_leaves_zero_to_one_through_rounding(confidence):
+    # centre + half rounds to 1.0000000000000002 for some all-success counts (2 of 2 at 50%, for one)
+    for trials in range(1, 60):
+        low, high = wilson_interval(trials, trials, confidence)
+        assert high <= 1.0 and 0.0 <= wilson_interval(0, trials, confidence)[0]
+    assert wilson_interval(2, 2, 0.5)[1] == 1.0
+
+
+def test_bootstrap_interval_tails_split_the_rest_of_the_confidence_evenly():
+    samples = np.random.default_rng(7).lognormal(size=50)  # skewed: a continuous statistic with distinct values
+    rng = np.random.default_rng(0)
+    means = samples[rng.integers(0, 50, size=(300, 50))].mean(axis=1)
+    for confidence in (0.5, 0.9):
+        low, high = bootstrap_interval(samples, np.mean, n_boot=300, confidence=confidence)
+        tail = (1 - confidence) / 2
+        assert (low, high) == (pytest.approx(np.quantile(means, tail)), pytest.approx(np.quantile(means, 1 - tail)))
