@@ -90,7 +90,7 @@ MODULES: dict[str, list[str]] = {
     "real_data/exercises.py": _tests("real_data", "test_exercises"),
     "real_data/diagnoses.py": _tests("real_data", "test_diagnoses"),
     # the explorer
-    "explorer/config.py": _tests("explorer", "test_config"),
+    "explorer/config.py": _tests("explorer", "test_config", "test_config_boundaries"),
     "explorer/compute.py": _tests("explorer", "test_compute", "test_compute_boundaries"),
     "explorer/notice.py": _tests("explorer", "test_notice"),
     "explorer/grid.py": _tests("explorer", "test_grid", "test_grid_axes"),
