@@ -97,7 +97,8 @@ test: $(STAMP) lint lint-workflows browser
 nbval: $(STAMP)
 	$(PY) -m pytest notebooks --nbval-lax --durations=5
 
-# Recompute the static explorer's precomputed grid (src/token_selection/explorer/grid.json, shipped with the package) when it is stale.
+# Recompute the static explorer's precomputed grid (src/token_selection/explorer/grid.json, shipped with the package) when
+# it is missing, damaged or on other settings; when recomputed points differ from it, it says so and recomputes nothing.
 explorer-grid: $(STAMP)
 	$(PY) scripts/build_explorer_grid.py
 
@@ -141,9 +142,11 @@ full: $(STAMP)
 	@if [ -z "$(FULL_ARGS)" ]; then TOKEN_SELECTION_SCALE=full $(PY) -m token_selection.report.theory_claims; \
 	else echo "report-theory (full): rewritten by 'make full' from its current code"; fi
 
-# Mutation testing of the theory modules, the shape rule and the input checks (slow: the weekly CI job).
+# Mutation testing of every module of the package, each against its own unit tests (slow: hours on two cores;
+# the weekly CI job runs it in six parts). One part or one subpackage: MUTATION_ARGS="--part 2/6" or
+# MUTATION_ARGS="--modules real_data"; MUTATION_JOBS mutants at a time (default 1). Writes mutation/summary.md.
 mutation: $(STAMP)
-	$(PY) scripts/mutation.py --max-children $(or $(MUTATION_JOBS),2)
+	$(PY) scripts/mutation.py --max-children $(or $(MUTATION_JOBS),1) $(MUTATION_ARGS)
 
 release-check: $(STAMP)
 	$(PY) scripts/release_check.py

@@ -2,12 +2,15 @@
 
 Writes the package data ``src/token_selection/explorer/grid.json`` and its checksum
 ``grid.json.sha256``. Chapter 5 uses this cache when it is current, that is when its
-checksum matches and it was computed by the present code and settings; otherwise the
-chapter recomputes the grid itself, which takes minutes.
+checksum matches and it was computed on the present axes and settings; otherwise the
+chapter recomputes the grid itself, which takes minutes. Whether the present code still
+computes the stored numbers is checked on the numbers: a few grid points are recomputed
+and compared (``check_grid_points``).
 
-    python scripts/build_explorer_grid.py            # recompute when the cache is not current
-    python scripts/build_explorer_grid.py --force    # recompute anyway
-    python scripts/build_explorer_grid.py --check    # only check: exit 1 when missing, damaged or stale
+    python scripts/build_explorer_grid.py            # recompute when missing, damaged or on other settings
+    python scripts/build_explorer_grid.py --force    # recompute anyway (after a change of numbers is understood)
+    python scripts/build_explorer_grid.py --check    # only check: exit 1 when missing, damaged, stale, or when
+                                                     # recomputed points differ from the stored ones
 """
 
 from __future__ import annotations
@@ -18,7 +21,17 @@ import sys
 import time
 from pathlib import Path
 
-from token_selection.explorer.grid import GRID_AXES, GRID_PATH, GridCacheError, compute_grid, read_grid, write_grid
+from token_selection.explorer.grid import (
+    GRID_AXES,
+    GRID_PATH,
+    SPOT_CHECK_POINTS,
+    GridCacheError,
+    check_grid_points,
+    compute_grid,
+    mismatch_message,
+    read_grid,
+    write_grid,
+)
 
 SOURCE_PATH = Path(__file__).resolve().parent.parent / "src" / "token_selection" / "explorer" / "grid.json"
 
@@ -27,7 +40,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--path", type=Path, default=SOURCE_PATH, help="where the grid is cached (default: %(default)s)")
     parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="worker processes (default: %(default)s)")
-    parser.add_argument("--force", action="store_true", help="recompute even when the cache is current")
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="recompute even when the cache is current (once a change of its numbers is understood)",
+    )
     parser.add_argument("--check", action="store_true", help="only report whether the cache is current")
     args = parser.parse_args()
     if args.path.resolve() == SOURCE_PATH and GRID_PATH != SOURCE_PATH:
@@ -36,8 +53,15 @@ def main() -> int:
 
     try:
         grid = read_grid(args.path)
-        print(f"{args.path}: current ({len(grid['points'])} points)")
+        print(f"{args.path}: checksum, axes and settings current ({len(grid['points'])} points)")
         if args.check or not args.force:
+            start = time.perf_counter()
+            differences = check_grid_points(grid)
+            if differences:
+                print(mismatch_message(args.path, differences, len(SPOT_CHECK_POINTS)))
+                return 1
+            seconds = time.perf_counter() - start
+            print(f"{len(SPOT_CHECK_POINTS)} points recomputed in {seconds:.1f} s: the stored numbers are what the code computes")
             return 0
     except GridCacheError as error:
         print(error)

@@ -1,19 +1,23 @@
-"""Mutation testing of the theory modules, the shape rule and the input checks (``make mutation``).
+"""Mutation testing of every module of the package, each against its own unit tests (``make mutation``).
 
-Runs mutmut once per module, each against only the unit tests written for it, in its own
-folder ``mutants/<module>/`` (a generated ``pyproject.toml``: the ``[tool.mutmut]`` and
+Runs mutmut once per module, each against only the unit tests written for it (``MODULES``), in
+its own folder ``mutants/<module>/`` (a generated ``pyproject.toml``: the ``[tool.mutmut]`` and
 ``[tool.pytest.ini_options]`` sections of the project's, with ``only_mutate`` and the test
-selection narrowed to that module), then writes ``mutation/summary.md``: per module the
-mutants, how many the tests killed (a timeout counts as killed: the mutant made the tests
-hang), how many survived, which survivors are judged equivalent (listed with why in
-``mutation/equivalent.toml``, matched by function and changed lines, not by mutant number)
-and the score ``killed / (mutants - equivalent)``.
+selection narrowed to that module). Each run leaves its result in ``mutation/results/<module>.json``
+(mutants, killed, the survivors with their changed lines, the wall time); ``mutation/summary.md``
+is written from those files: per module the mutants, how many the tests killed (a timeout counts
+as killed: the mutant made the tests hang), how many survived, which survivors are judged
+equivalent (listed with why in ``mutation/equivalent.toml``, matched by function and changed
+lines, not by mutant number), the score ``killed / (mutants - equivalent)`` and the time.
 
-    python scripts/mutation.py                            # every module
-    python scripts/mutation.py theory/importance.py       # one module; the summary keeps the others' last run
-    python scripts/mutation.py --summary-only             # rewrite the summary from the runs in mutants/
+    python scripts/mutation.py                            # every module (hours on two cores)
+    python scripts/mutation.py theory/importance.py       # one module; the summary keeps the others' last result
+    python scripts/mutation.py --modules real_data        # the modules under real_data/ (top: the top-level ones)
+    python scripts/mutation.py --part 2/4                 # the second of four parts of similar size (CI)
+    python scripts/mutation.py --summary-only             # rewrite the summary from mutation/results/
 
-Exits 1 when a module scores below ``--threshold`` (default 0.90) or a module was not run.
+Exits 1 when a module it covers (the selected ones; every module with --summary-only) scores below
+``--threshold`` (default 0.90) or has no result.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,31 +39,97 @@ ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "mutants"
 EQUIVALENT = ROOT / "mutation" / "equivalent.toml"
 SUMMARY = ROOT / "mutation" / "summary.md"
+RESULTS = ROOT / "mutation" / "results"
 PACKAGE = "src/token_selection"
-THEORY_TESTS = f"{PACKAGE}/theory/tests"
 
-# Module (under src/token_selection) -> the unit tests that must kill its mutants.
+
+def _tests(folder: str, *names: str) -> list[str]:
+    """Test files ``names`` (without ``.py``) in ``src/token_selection/<folder>/tests``."""
+    base = f"{PACKAGE}/{folder}/tests" if folder else f"{PACKAGE}/tests"
+    return [f"{base}/{name}.py" for name in names]
+
+
+# Module (under src/token_selection) -> the unit tests that must kill its mutants: the tests written for it,
+# next to it. Every module of the package is listed except __init__.py files (re-exports) and _version.py;
+# scripts/test_mutation.py checks that none is missing.
 MODULES: dict[str, list[str]] = {
-    "validation.py": [f"{PACKAGE}/tests/test_validation.py"],
-    "theory/importance.py": [f"{THEORY_TESTS}/test_importance.py"],
-    "theory/one_step.py": [f"{THEORY_TESTS}/test_one_step.py"],
-    "theory/training.py": [f"{THEORY_TESTS}/test_training.py"],
-    "theory/synthetic.py": [f"{THEORY_TESTS}/test_synthetic.py"],
-    "theory/multiclass.py": [f"{THEORY_TESTS}/test_multiclass.py"],
-    "theory/naive.py": [f"{THEORY_TESTS}/test_naive.py"],
-    "theory/shape.py": [f"{THEORY_TESTS}/test_shape.py", f"{THEORY_TESTS}/test_shape_mutants.py"],
-    "theory/max_margin.py": [f"{THEORY_TESTS}/test_max_margin.py", f"{THEORY_TESTS}/test_max_margin_mutants.py"],
-    "theory/model.py": [f"{THEORY_TESTS}/test_model.py", f"{THEORY_TESTS}/test_model_mutants.py"],
+    # the package's top level
+    "validation.py": _tests("", "test_validation"),
+    "results.py": _tests("", "test_results_tables", "test_results"),
+    "disk_cache.py": _tests("", "test_disk_cache", "test_disk_cache_mutants"),
+    "exercises.py": _tests("", "test_exercises"),
+    "scale.py": _tests("", "test_scale"),
+    "prose.py": _tests("", "test_prose", "test_prose_html"),
+    "intervals.py": _tests("", "test_intervals", "test_intervals_mutants"),
+    # theory
+    "theory/importance.py": _tests("theory", "test_importance"),
+    "theory/one_step.py": _tests("theory", "test_one_step"),
+    "theory/training.py": _tests("theory", "test_training"),
+    "theory/synthetic.py": _tests("theory", "test_synthetic"),
+    "theory/multiclass.py": _tests("theory", "test_multiclass"),
+    "theory/naive.py": _tests("theory", "test_naive"),
+    "theory/shape.py": _tests("theory", "test_shape", "test_shape_mutants"),
+    "theory/max_margin.py": _tests("theory", "test_max_margin", "test_max_margin_mutants"),
+    "theory/model.py": _tests("theory", "test_model", "test_model_mutants"),
+    "theory/full_batch.py": _tests("theory", "test_full_batch"),
+    "theory/plots.py": _tests("theory", "test_plots"),
+    # real data
+    "real_data/settings.py": _tests("real_data", "test_settings"),
+    "real_data/arms.py": _tests("real_data", "test_arms"),
+    "real_data/registry.py": _tests("real_data", "test_pipeline", "test_trainer"),
+    "real_data/reviews.py": _tests("real_data", "test_reviews"),
+    "real_data/yelp_stars.py": _tests("real_data", "test_yelp_stars"),
+    "real_data/encoding.py": _tests("real_data", "test_encoding", "test_staleness"),
+    "real_data/checkpoints.py": _tests("real_data", "test_checkpoints", "test_staleness"),
+    "real_data/pipeline.py": _tests("real_data", "test_pipeline", "test_staleness"),
+    "real_data/trainer.py": _tests("real_data", "test_trainer", "test_trainer_boundaries", "test_staleness"),
+    "real_data/two_layer_model.py": _tests("real_data", "test_two_layer_model"),
+    "real_data/attention_variants.py": _tests("real_data", "test_attention_variants"),
+    "real_data/measurements.py": _tests("real_data", "test_measurements"),
+    "real_data/figures.py": _tests("real_data", "test_figures"),
+    "real_data/exercises.py": _tests("real_data", "test_exercises"),
+    "real_data/diagnoses.py": _tests("real_data", "test_diagnoses"),
+    # the explorer
+    "explorer/config.py": _tests("explorer", "test_config", "test_config_boundaries"),
+    "explorer/compute.py": _tests("explorer", "test_compute", "test_compute_boundaries"),
+    "explorer/notice.py": _tests("explorer", "test_notice"),
+    "explorer/grid.py": _tests("explorer", "test_grid", "test_grid_axes"),
+    "explorer/live.py": _tests("explorer", "test_live"),
+    "explorer/panels.py": _tests("explorer", "test_live"),
+    "explorer/static.py": _tests("explorer", "test_static"),
+    "explorer/exercises.py": _tests("explorer", "test_exercises"),
+    # the report
+    "report/paper_numbers.py": _tests("report", "test_paper_numbers"),
+    "report/binned.py": _tests("report", "test_binned", "test_binned_mutants"),
+    "report/measures.py": _tests("report", "test_measures", "test_table", "test_exercise_checks"),
+    "report/exercise_checks.py": _tests("report", "test_exercise_checks"),
+    "report/verdicts.py": _tests("report", "test_verdicts"),
+    "report/claims.py": _tests("report", "test_table"),
+    "report/table.py": _tests("report", "test_table"),
+    "report/theory_claims.py": _tests("report", "test_table"),
+    "report/catalogue.py": _tests("report", "test_catalogue"),
+    "report/differences.py": _tests("report", "test_differences"),
+    # the studies
+    "studies/intervals.py": _tests("studies", "test_studies", "test_intervals"),
+    "studies/registry.py": _tests("studies", "test_studies", "test_study_records"),
+    "studies/synthetic_variants.py": _tests("studies", "test_synthetic_variants"),
+    "studies/global_local.py": _tests("studies", "test_studies"),
+    "studies/capacity.py": _tests("studies", "test_studies"),
+    "studies/asymmetric.py": _tests("studies", "test_studies"),
+    "studies/interactions.py": _tests("studies", "test_studies"),
+    "studies/local_optima.py": _tests("studies", "test_studies"),
+    "studies/exercise_cases.py": _tests("studies", "test_studies"),
 }
 
 # mutmut's exit codes (mutmut.stats.status_by_exit_code): 1 and 3 are test failures, the rest
 # listed here are the CPU-time limit or a kill signal, i.e. a mutant that made the tests hang.
 KILLED_CODES = {1, 3, 24, -24, 152, 255, 36, -9, -11}
-SURVIVED_CODES = {0}
 
 
 @dataclass
 class Mutant:
+    """One surviving mutant: its mutmut name, exit code and the lines it changed."""
+
     name: str
     exit_code: int | None
     removed: str = ""
@@ -72,26 +143,62 @@ class Mutant:
 
 @dataclass
 class ModuleResult:
+    """One module's last run: how many mutants, how many killed, the survivors, the wall time."""
+
     module: str
-    mutants: list[Mutant] = field(default_factory=list)
+    total: int
+    killed: int
+    survivors: list[Mutant] = field(default_factory=list)
+    seconds: float | None = None
     equivalent: list[tuple[Mutant, str]] = field(default_factory=list)
 
     @property
-    def killed(self) -> int:
-        return sum(m.exit_code in KILLED_CODES for m in self.mutants)
-
-    @property
-    def survivors(self) -> list[Mutant]:
-        return [m for m in self.mutants if m.exit_code not in KILLED_CODES]
-
-    @property
     def score(self) -> float:
-        behaviour_changing = len(self.mutants) - len(self.equivalent)
+        behaviour_changing = self.total - len(self.equivalent)
         return self.killed / behaviour_changing if behaviour_changing else 1.0
+
+    def to_json(self) -> dict:
+        return {
+            "module": self.module,
+            "mutants": self.total,
+            "killed": self.killed,
+            "seconds": self.seconds,
+            "survivors": [
+                {"name": m.name, "exit_code": m.exit_code, "removed": m.removed, "added": m.added} for m in self.survivors
+            ],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> ModuleResult:
+        survivors = [Mutant(s["name"], s["exit_code"], s["removed"], s["added"]) for s in data["survivors"]]
+        return cls(data["module"], data["mutants"], data["killed"], survivors, data.get("seconds"))
 
 
 def stem(module: str) -> str:
+    """``real_data/arms.py`` -> ``real_data.arms``: the module's name under the package, and its file names here."""
     return module.removesuffix(".py").replace("/", ".")
+
+
+def group(module: str) -> str:
+    """The module's subpackage (``real_data``, ``theory``, ...), or ``top`` for the package's top level."""
+    return module.split("/")[0] if "/" in module else "top"
+
+
+def parts(modules: list[str], count: int) -> list[list[str]]:
+    """``modules`` split into ``count`` parts of similar total source size (a proxy for mutants), in ``MODULES`` order.
+
+    Deterministic: the largest module goes first to the lightest part (ties to the lower part number).
+    """
+    if count < 1:
+        raise ValueError(f"the number of parts must be >= 1, got {count}")
+    sizes = {m: (ROOT / PACKAGE / m).stat().st_size for m in modules}
+    loads, chosen = [0] * count, [[] for _ in range(count)]
+    for module in sorted(modules, key=lambda m: (-sizes[m], m)):
+        lightest = min(range(count), key=lambda i: (loads[i], i))
+        loads[lightest] += sizes[module]
+        chosen[lightest].append(module)
+    order = {m: i for i, m in enumerate(modules)}
+    return [sorted(part, key=order.__getitem__) for part in chosen]
 
 
 def _toml_value(value: object) -> str:
@@ -125,20 +232,28 @@ def write_work_dir(module: str) -> Path:
     return work
 
 
-def run_module(module: str, max_children: int) -> None:
+def run_module(module: str, max_children: int) -> ModuleResult:
+    """Run mutmut on ``module`` and save its result (``mutation/results/<module>.json``)."""
     work = write_work_dir(module)
     # one thread per mutant: BLAS threads that spin while waiting would also count as the mutant's CPU time (its timeout)
     threads = {k: "1" for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")}
     env = os.environ | threads | {"PYTHONHASHSEED": "0"}
     mutmut = Path(sys.executable).parent / "mutmut"
     print(f"== {module}: mutmut run --max-children {max_children} (tests: {', '.join(MODULES[module])})", flush=True)
+    start = time.perf_counter()
     with open(work / "mutmut.log", "w") as log:
         done = subprocess.run(
             [str(mutmut), "run", "--max-children", str(max_children)], cwd=work, env=env, stdout=log, stderr=log
         )
+    seconds = time.perf_counter() - start
     if done.returncode != 0:
         print((work / "mutmut.log").read_text()[-3000:])
         raise SystemExit(f"{module}: mutmut exited with {done.returncode} (log: {work / 'mutmut.log'})")
+    result = collect(module, seconds)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / f"{stem(module)}.json").write_text(json.dumps(result.to_json(), indent=1) + "\n")
+    print(f"   {result.killed} of {result.total} killed, {len(result.survivors)} survived, {seconds:.0f} s", flush=True)
+    return result
 
 
 def _changed_lines(diff: str) -> tuple[str, str]:
@@ -149,28 +264,17 @@ def _changed_lines(diff: str) -> tuple[str, str]:
     return "\n".join(removed), "\n".join(added)
 
 
-def collect(module: str, judged: list[dict[str, str]]) -> ModuleResult | None:
-    """The last run's verdicts for ``module`` (None when it was not run), survivors with their diffs."""
+def collect(module: str, seconds: float | None) -> ModuleResult:
+    """The verdicts of the run in ``mutants/<module>/``, survivors with their changed lines."""
     work = WORK / stem(module)
-    meta = work / "mutants" / PACKAGE / f"{module}.meta"
-    if not meta.exists():
-        return None
-    result = ModuleResult(module)
-    exit_codes = json.loads(meta.read_text())["exit_code_by_key"]
+    exit_codes = json.loads((work / "mutants" / PACKAGE / f"{module}.meta").read_text())["exit_code_by_key"]
+    result = ModuleResult(module, total=len(exit_codes), killed=0, seconds=seconds)
     for name, code in sorted(exit_codes.items(), key=lambda item: _natural(item[0])):
-        mutant = Mutant(name, code)
-        if code not in KILLED_CODES:
-            mutant.removed, mutant.added = _changed_lines(_diff(work, name, f"{PACKAGE}/{module}"))
-            for entry in judged:
-                if (entry["function"], entry["from"].strip(), entry["to"].strip()) == (
-                    mutant.function,
-                    mutant.removed,
-                    mutant.added,
-                ):
-                    result.equivalent.append((mutant, entry["why"]))
-                    entry["matched"] = True
-                    break
-        result.mutants.append(mutant)
+        if code in KILLED_CODES:
+            result.killed += 1
+        else:
+            removed, added = _changed_lines(_diff(work, name, f"{PACKAGE}/{module}"))
+            result.survivors.append(Mutant(name, code, removed, added))
     return result
 
 
@@ -193,11 +297,36 @@ def _natural(name: str) -> tuple[str, int]:
     return (name[: match.start()], int(match.group(1))) if match else (name, 0)
 
 
-def write_summary(results: dict[str, ModuleResult | None], threshold: float, judged: list[dict]) -> bool:
-    """Write mutation/summary.md; True when every module was run and meets the threshold."""
+def load_result(module: str, judged: list[dict]) -> ModuleResult | None:
+    """The saved result of ``module`` (None when it has none), its survivors matched against the judgments."""
+    path = RESULTS / f"{stem(module)}.json"
+    if not path.exists():
+        return None
+    result = ModuleResult.from_json(json.loads(path.read_text()))
+    for mutant in result.survivors:
+        for entry in judged:
+            if (entry["function"], entry["from"].strip(), entry["to"].strip()) == (mutant.function, mutant.removed, mutant.added):
+                result.equivalent.append((mutant, entry["why"]))
+                entry["matched"] = True
+                break
+    return result
+
+
+def duration(seconds: float | None) -> str:
+    """A module's wall time for the summary: ``42 s``, ``17 min``, ``2.3 h``, or ``not timed``."""
+    if seconds is None:
+        return "not timed"
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def write_summary(results: dict[str, ModuleResult | None], threshold: float, judged: list[dict]) -> None:
+    """Write mutation/summary.md from every module's saved result."""
     import mutmut
 
-    ok = True
     rows, equivalent, open_survivors = [], [], []
     run_prefixes = tuple(f"token_selection.{stem(m)}." for m, r in results.items() if r is not None)
     stale = [
@@ -207,39 +336,44 @@ def write_summary(results: dict[str, ModuleResult | None], threshold: float, jud
     ]
     for module, result in results.items():
         if result is None:
-            rows.append(f"| `{module}` | not run | | | | | |")
-            ok = False
+            rows.append(f"| `{module}` | not run | | | | | | |")
             continue
-        judged = {m.name for m, _ in result.equivalent}
-        passed = result.score >= threshold
-        ok &= passed
+        names = {m.name for m, _ in result.equivalent}
         rows.append(
-            f"| `{module}` | {len(result.mutants)} | {result.killed} | {len(result.survivors)} | {len(result.equivalent)} "
-            f"| {result.score:.1%} | {'yes' if passed else '**no**'} |"
+            f"| `{module}` | {result.total} | {result.killed} | {len(result.survivors)} | {len(result.equivalent)} "
+            f"| {result.score:.1%} | {'yes' if result.score >= threshold else '**no**'} | {duration(result.seconds)} |"
         )
         equivalent += [f"- `{m.name}`: `{m.removed}` -> `{m.added}`. {why}" for m, why in result.equivalent]
         open_survivors += [
             f"- `{m.name}` (exit code {m.exit_code}): `{m.removed}` -> `{m.added}`"
             for m in result.survivors
-            if m.name not in judged
+            if m.name not in names
         ]
     ran = [r for r in results.values() if r is not None]
-    total = sum(len(r.mutants) for r in ran)
+    total = sum(r.total for r in ran)
     killed = sum(r.killed for r in ran)
     judged_total = sum(len(r.equivalent) for r in ran)
     overall = killed / (total - judged_total) if total > judged_total else 1.0
+    timed = [r.seconds for r in ran if r.seconds is not None]
+    not_run = [m for m, r in results.items() if r is None]
     text = [
         "# Mutation testing",
         "",
-        f"Written by `make mutation` (`scripts/mutation.py`, mutmut {mutmut.__version__}); do not edit by hand.",
-        "Each module's mutants run against only the unit tests written for it (`MODULES` in the script).",
-        "A timeout counts as killed. Score = killed / (mutants - judged equivalent);",
-        f"the bar is {threshold:.0%} per module. Equivalent judgments live in `mutation/equivalent.toml`.",
+        f"Written by `make mutation` (`scripts/mutation.py`, mutmut {mutmut.__version__}) from `mutation/results/`;",
+        "do not edit by hand. Each module's mutants run against only the unit tests written for it (`MODULES` in",
+        "the script), one mutant at a time unless `--max-children` says otherwise. A timeout counts as killed.",
+        "Score = killed / (mutants - judged equivalent); the bar is "
+        f"{threshold:.0%} per module. Equivalent judgments live in `mutation/equivalent.toml`.",
+        "Time: the module's wall time (mutmut's test-mapping run included) on the machine that last ran it.",
         "",
-        "| module | mutants | killed | survived | judged equivalent | score | meets bar |",
-        "|---|---:|---:|---:|---:|---:|---|",
+        f"{len(ran)} of {len(results)} modules measured ({len(not_run)} without a result: 'not run' below). "
+        "'not timed': measured before the script recorded times.",
+        "",
+        "| module | mutants | killed | survived | judged equivalent | score | meets bar | time |",
+        "|---|---:|---:|---:|---:|---:|---|---:|",
         *rows,
-        f"| **all** | {total} | {killed} | {total - killed} | {judged_total} | {overall:.1%} | |",
+        f"| **all measured** | {total} | {killed} | {total - killed} | {judged_total} | {overall:.1%} | "
+        f"| {duration(sum(timed)) if timed else ''} |",
         "",
         "## Survivors judged equivalent (no input changes the behaviour the module promises)",
         "",
@@ -256,27 +390,59 @@ def write_summary(results: dict[str, ModuleResult | None], threshold: float, jud
     ]
     SUMMARY.parent.mkdir(exist_ok=True)
     SUMMARY.write_text("\n".join(text))
-    return ok
+
+
+def select(args: argparse.Namespace, parser: argparse.ArgumentParser) -> list[str]:
+    """The modules the command line names: positional modules, ``--modules`` groups, then ``--part``."""
+    unknown = [m for m in args.modules if m not in MODULES]
+    if unknown:
+        parser.error(f"unknown module(s) {unknown}; known: {', '.join(MODULES)}")
+    groups = sorted({group(m) for m in MODULES})
+    if args.groups and not set(args.groups) <= set(groups):
+        parser.error(f"unknown group(s) {sorted(set(args.groups) - set(groups))}; known: {', '.join(groups)}")
+    chosen = [m for m in MODULES if (not args.modules or m in args.modules) and (not args.groups or group(m) in args.groups)]
+    if args.part:
+        match = re.fullmatch(r"(\d+)/(\d+)", args.part)
+        if not match or not 1 <= int(match.group(1)) <= int(match.group(2)):
+            parser.error(f"--part must be N/M with 1 <= N <= M, got {args.part!r}")
+        chosen = parts(chosen, int(match.group(2)))[int(match.group(1)) - 1]
+    return chosen
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("modules", nargs="*", help=f"modules under {PACKAGE}/ to run (default: all): {', '.join(MODULES)}")
-    parser.add_argument("--max-children", type=int, default=2, help="mutants tested in parallel (default 2)")
+    parser.add_argument(
+        "--modules",
+        dest="groups",
+        action="append",
+        default=[],
+        metavar="GROUP",
+        help="only the modules of this subpackage (real_data, explorer, studies, report, theory, top); repeatable",
+    )
+    parser.add_argument("--part", help="N/M: only the N-th of M parts of similar size of the selected modules")
+    parser.add_argument("--list", action="store_true", help="print the selected modules and their tests; run nothing")
+    parser.add_argument("--max-children", type=int, default=1, help="mutants tested in parallel (default 1)")
     parser.add_argument("--threshold", type=float, default=0.90, help="lowest score a module may have (default 0.90)")
-    parser.add_argument("--summary-only", action="store_true", help="run nothing; rewrite the summary from mutants/")
+    parser.add_argument("--summary-only", action="store_true", help="run nothing; rewrite the summary from mutation/results/")
     args = parser.parse_args()
-    unknown = [m for m in args.modules if m not in MODULES]
-    if unknown:
-        parser.error(f"unknown module(s) {unknown}; known: {', '.join(MODULES)}")
+    chosen = select(args, parser)
+    if args.list:
+        for module in chosen:
+            print(f"{module}: {' '.join(MODULES[module])}")
+        return 0
     if not args.summary_only:
-        for module in args.modules or MODULES:
+        for module in chosen:
             run_module(module, args.max_children)
     judged = tomllib.loads(EQUIVALENT.read_text()).get("mutant", []) if EQUIVALENT.exists() else []
-    results = {module: collect(module, judged) for module in MODULES}
-    ok = write_summary(results, args.threshold, judged)
+    results = {module: load_result(module, judged) for module in MODULES}
+    write_summary(results, args.threshold, judged)
     print(SUMMARY.read_text())
-    return 0 if ok else 1
+    covered = list(MODULES) if args.summary_only and not (args.modules or args.groups or args.part) else chosen
+    failing = [m for m in covered if results[m] is None or results[m].score < args.threshold]
+    if failing:
+        print(f"below {args.threshold:.0%} or not run: {', '.join(failing)}", file=sys.stderr)
+    return 1 if failing else 0
 
 
 if __name__ == "__main__":

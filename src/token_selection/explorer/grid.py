@@ -11,21 +11,21 @@ so a chapter opened alone, in Colab for instance, shows the book's figure withou
 
 - the ``.sha256`` file holds the sha256 of the JSON file's bytes (``sha256sum -c``
   format), so a damaged or hand-edited file is detected;
-- the JSON holds ``config_sha256``, the hash of the grid axes, the fixed
-  settings, the package version and the source of every module that produces
-  the numbers, named by its path in the package (``code_sha256``). A cache is *current* when both hashes match.
+- the JSON holds the grid's configuration (axes and fixed settings); a cache computed on
+  other axes or settings is *stale* (``read_grid``);
+- whether the present code still computes the stored numbers is checked on the numbers
+  themselves: ``check_grid_points`` recomputes a few points (``SPOT_CHECK_POINTS``, a couple of
+  seconds) and compares them with the stored ones within ``SPOT_CHECK_RTOL``. An edit that
+  changes no number (a comment, a refactoring) leaves the grid current; one that changes the
+  numbers is reported, point by point, and has to be understood before the grid is regenerated.
   (The chapter also recomputes the default point and compares it with the cache.)
 
-``python scripts/build_explorer_grid.py`` regenerates it.
+``python scripts/build_explorer_grid.py --check`` runs both checks; ``--force`` regenerates.
 """
 
 from __future__ import annotations
 
-import ast
 import hashlib
-import importlib
-import importlib.util
-import inspect
 import itertools
 import json
 import math
@@ -69,54 +69,19 @@ def fixed_settings() -> dict:
     return {k: v for k, v in asdict(DEFAULT_CONFIG).items() if k not in GRID_AXES}
 
 
-def source_modules() -> tuple[str, ...]:
-    """The package modules the grid's numbers come from: this one and everything it imports, transitively.
-
-    Read from the modules' relative imports, so a module the theory code starts to use is
-    covered without a change here.
-    """
-    package = __name__.split(".")[0]
-    found, todo = set(), [__name__]
-    while todo:
-        name = todo.pop()
-        if name in found:
-            continue
-        found.add(name)
-        module = importlib.import_module(name)
-        for node in ast.walk(ast.parse(inspect.getsource(module))):
-            if isinstance(node, ast.ImportFrom) and node.level:
-                base = importlib.util.resolve_name("." * node.level + (node.module or ""), module.__package__)
-                candidates = [base] if node.module else [f"{base}.{alias.name}" for alias in node.names]
-                todo += [c for c in candidates if c.startswith(package) and importlib.util.find_spec(c)]
-    return tuple(sorted(found))
-
-
-def code_sha256() -> str:
-    """sha256 of the source of ``source_modules()``, each file named by its path inside the package.
-
-    Any edit to one of them (the theory modules the explorer calls included) makes the
-    cached grid stale; so does moving a module, since its path is part of the key.
-    """
-    package = __name__.split(".")[0]
-    digest = hashlib.sha256()
-    for name in source_modules():
-        module = importlib.import_module(name)
-        path = Path(module.__file__).relative_to(Path(importlib.import_module(package).__file__).parent).as_posix()
-        digest.update(f"{path}\n{inspect.getsource(module)}\n".encode())
-    return digest.hexdigest()
-
-
 def grid_config(axes: dict[str, Iterable] | None = None) -> dict:
-    """Everything the grid's numbers depend on: axes, fixed settings, package version, code hash."""
-    from .._version import __version__
-
+    """The settings the grid's numbers depend on: axes and fixed settings (the code is checked on the numbers,
+    ``check_grid_points``)."""
     axes = GRID_AXES if axes is None else axes
     return {
         "axes": {name: [float(x) if name == "delta" else int(x) for x in axes[name]] for name in ("delta", "d", "T")},
         "settings": fixed_settings(),
-        "package_version": __version__,
-        "code_sha256": code_sha256(),
     }
+
+
+def _settings_part(config: dict) -> dict:
+    """The part of a stored grid's config that ``grid_config`` compares (older grids also stored a code hash)."""
+    return {key: config.get(key) for key in ("axes", "settings")}
 
 
 def config_sha256(config: dict) -> str:
@@ -174,7 +139,9 @@ def compute_grid(axes: dict[str, Iterable] | None = None, *, jobs: int = 1, prog
     (delta[i], d[j], T[k]) is ``(i * len(d) + j) * len(T) + k``. jobs > 1 uses
     that many worker processes (each point is independent and single-threaded).
     """
-    config = grid_config(axes)
+    from .._version import __version__
+
+    config = {**grid_config(axes), "package_version": __version__}
     points = list(itertools.product(*(config["axes"][name] for name in ("delta", "d", "T"))))
     if jobs > 1:
         # spawn, not fork: a forked copy of a process that already ran torch can deadlock
@@ -186,7 +153,7 @@ def compute_grid(axes: dict[str, Iterable] | None = None, *, jobs: int = 1, prog
     return {
         "format": GRID_FORMAT,
         "config": config,
-        "config_sha256": config_sha256(config),
+        "config_sha256": config_sha256(grid_config(axes)),
         "token_class": [int(c) for c in token_class],
         "points": payloads,
     }
@@ -220,8 +187,9 @@ def write_grid(grid: dict, path: Path) -> str:
 def read_grid(path: Path = GRID_PATH, *, axes: dict[str, Iterable] | None = None, require_current: bool = True) -> dict:
     """Load a cached grid after checking its sha256 and, by default, that it is current.
 
-    Current means: computed on ``axes`` (default ``GRID_AXES``) by the present code
-    and settings. Raises GridCacheError saying what is wrong and how to regenerate it.
+    Current means: computed on ``axes`` (default ``GRID_AXES``) with the present fixed settings.
+    Whether the present code computes the same numbers is ``check_grid_points``'s question.
+    Raises GridCacheError saying what is wrong and how to regenerate it.
     """
     path = Path(path)
     sidecar = checksum_path(path)
@@ -238,11 +206,11 @@ def read_grid(path: Path = GRID_PATH, *, axes: dict[str, Iterable] | None = None
         )
     grid = json.loads(data)
     if require_current:
-        current = config_sha256(grid_config(axes))
-        if grid.get("format") != GRID_FORMAT or grid.get("config_sha256") != current:
+        stored = _settings_part(grid.get("config", {}))
+        if grid.get("format") != GRID_FORMAT or stored != grid_config(axes):
             raise GridCacheError(
-                f"the cached explorer grid {path} is stale: the code or settings that produce it changed since it was "
-                f"written; run `{REGENERATE}`"
+                f"the cached explorer grid {path} is stale: it was computed on other axes or fixed settings "
+                f"(or in another file format) than the present ones; run `{REGENERATE}`"
             )
     return grid
 
@@ -273,3 +241,102 @@ def grid_point(grid: dict, delta: float, d: int, T: int) -> dict:
     except (StopIteration, ValueError):
         raise ValueError(f"(delta={delta}, d={d}, T={T}) is not a grid point; the grid has {axes}") from None
     return grid["points"][(i * len(axes["d"]) + j) * len(axes["T"]) + k]
+
+
+SPOT_CHECK_POINTS: tuple[tuple[float, int, int], ...] = (
+    (0.0, 512, 8),  # the live explorer's default: p converges to p_mm
+    (0.0, 256, 4),  # every sequence puts more than 0.99 of its attention on its relevant token
+    (0.0, 64, 32),  # p selects irrelevant tokens in half of the sequences
+    (0.3, 256, 16),  # several relevant tokens per sequence, p selects fewer
+    (0.5, 1024, 32),  # the same at the largest d
+    (0.0, 16, 16),  # no max-margin direction
+    (0.0, 64, 64),  # the noise blurs the signal
+)
+"""Grid points ``check_grid_points`` recomputes: one per sentence the explorer can show that the grid reaches, each
+well conditioned (recomputed on other machines it gives the stored numbers) and fast (a couple of seconds in all)."""
+
+SPOT_CHECK_RTOL = 2e-3
+"""Relative tolerance of the spot check: stored and recomputed numbers are both rounded to ``DIGITS`` significant
+digits, so the same number can differ by one unit in the fourth digit (1e-3 relative); two units are allowed."""
+SPOT_CHECK_ATOL = 1e-6
+"""Absolute tolerance of the spot check, relative to the largest magnitude of the compared field (an attention mass
+of 1e-200 and one of 0 are the same number on a panel)."""
+
+
+def payload_differences(stored: dict, fresh: dict, *, rtol: float = SPOT_CHECK_RTOL, atol: float = SPOT_CHECK_ATOL) -> list[str]:
+    """Where two payloads of one grid point differ beyond the tolerances: one line per field, empty when they agree.
+
+    Texts (the sentence, the max-margin message) and step counts must be equal; numbers (single or
+    lists) must agree to ``rtol`` relative plus ``atol`` times the field's largest magnitude, with
+    non-finite entries (stored as None) in the same places.
+    """
+    lines = []
+    for key in sorted(set(stored) | set(fresh)):
+        a, b = stored.get(key), fresh.get(key)
+        if isinstance(a, str) or isinstance(b, str) or key == "step" or a is None or b is None:
+            if a != b:
+                lines.append(f"{key}: stored {_short(a)}, recomputed {_short(b)}")
+            continue
+        old, new = (np.atleast_1d(np.asarray(v, dtype=np.float64)) for v in (a, b))  # None -> NaN
+        if old.shape != new.shape:
+            lines.append(f"{key}: stored {old.size} values, recomputed {new.size}")
+            continue
+        finite = np.isfinite(old)
+        if not np.array_equal(finite, np.isfinite(new)):
+            lines.append(f"{key}: non-finite values at other positions (stored {_short(a)}, recomputed {_short(b)})")
+            continue
+        scale = float(np.abs(old[finite]).max()) if finite.any() else 0.0
+        gap = np.abs(new[finite] - old[finite])
+        allowed = rtol * np.abs(old[finite]) + atol * scale
+        if (gap > allowed).any():
+            worst = int(np.argmax(gap - allowed))
+            relative = float(gap[worst] / max(abs(old[finite][worst]), np.finfo(np.float64).tiny))
+            where = "" if old.size == 1 else f" (worst of {int((gap > allowed).sum())} entries)"
+            lines.append(
+                f"{key}: stored {old[finite][worst]:.6g}, recomputed {new[finite][worst]:.6g}{where}, "
+                f"relative difference {relative:.2g} > {rtol:g}"
+            )
+    return lines
+
+
+def _short(value, limit: int = 160) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def check_grid_points(
+    grid: dict,
+    points: Iterable[tuple[float, int, int]] = SPOT_CHECK_POINTS,
+    *,
+    rtol: float = SPOT_CHECK_RTOL,
+    atol: float = SPOT_CHECK_ATOL,
+) -> list[str]:
+    """Recompute ``points`` of ``grid`` with the present code and compare them with the stored payloads.
+
+    Returns one line per difference ("(delta, d, T) field: stored ..., recomputed ..."); empty when
+    every recomputed number agrees with the stored one within the tolerances (see ``payload_differences``).
+    """
+    lines = []
+    for delta, d, T in points:
+        fresh = _compute_point((delta, d, T))
+        lines += [
+            f"(delta={delta:g}, d={d}, T={T}) {line}"
+            for line in payload_differences(grid_point(grid, delta, d, T), fresh, rtol=rtol, atol=atol)
+        ]
+    return lines
+
+
+def mismatch_message(path: Path, differences: list[str], points: int) -> str:
+    """What to tell a developer whose code no longer computes the shipped grid's numbers (never: regenerate first)."""
+    return "\n".join(
+        [
+            f"the explorer grid {path} no longer matches what the present code computes: recomputing {points} of its "
+            f"points gives other numbers (tolerance: {SPOT_CHECK_RTOL:g} relative, {SPOT_CHECK_ATOL:g} of each field's "
+            "largest magnitude):",
+            *(f"  {line}" for line in differences),
+            "An edit to the code the grid's numbers come from (explore and the theory modules it calls) changed them.",
+            "Find out which edit and why before regenerating the grid: if the change was not meant, it is a bug, and",
+            "regenerating would ship it in the book's static explorer. Only when the new numbers are understood and",
+            f"intended, run `{REGENERATE} --force` and say in the commit why the numbers changed.",
+        ]
+    )

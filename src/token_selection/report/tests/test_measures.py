@@ -1,0 +1,171 @@
+"""How a claim's number is read from records: one-seed and several-seed records, uneven seed counts, and ties."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from token_selection.intervals import seed_interval
+from token_selection.report.measures import (
+    accuracy,
+    accuracy_gap,
+    gap,
+    per_seed,
+    real_record,
+    seeded,
+    shape_verdict,
+    show_shape,
+    std_ratio,
+    theory,
+    weaker,
+    worst_class,
+)
+from token_selection.report.theory_claims import RECORD as THEORY_RECORD
+
+
+def test_record_names():
+    assert real_record("one_layer") == "imdb-one_layer-joint"
+    assert real_record("mlp", "frozen_random", "yelp_polarity") == "yelp_polarity-mlp-frozen_random"
+
+
+def test_seeded_prefers_the_seed_summary_and_reads_a_one_seed_record_by_its_dotted_path():
+    summary = {"value": 0.8, "low": 0.7, "high": 0.9, "n": 3, "values": [0.7, 0.8, 0.9]}
+    assert seeded({"test_accuracy": 0.1, "seed_summary": {"test_accuracy": summary}}, "test_accuracy") is summary
+    one = seeded({"values": {"mean_bin_std": 2}, "seed_summary": {"other": summary}}, "values.mean_bin_std")
+    assert one == {"value": 2.0, "low": 2.0, "high": 2.0, "n": 1, "values": [2.0]}
+    with pytest.raises(KeyError):
+        seeded({"values": {}}, "values.mean_bin_std")
+
+
+def test_per_seed_values_or_the_one_value():
+    assert per_seed({"per_seed": {"a.b": [1, 2]}, "a": {"b": 5}}, "a.b") == [1.0, 2.0]
+    assert per_seed({"per_seed": {"a.b": []}, "a": {"b": 5}}, "a.b") == [5.0]  # an empty list is no list
+    assert per_seed({"a": {"b": 5}}, "a.b") == [5.0]
+    values = per_seed({"seed_summary": {"x": {"value": 1, "low": 0, "high": 2, "n": 2, "values": [0, 2]}}}, "x")
+    assert values == [0.0, 2.0] and all(type(v) is float for v in values)
+
+
+def test_accuracy_is_the_seed_interval_of_the_test_accuracy():
+    records = {"r": {"test_accuracy": 0.75}}
+    assert accuracy("r")(records) == seed_interval([0.75])
+
+
+def test_shape_verdict_adds_every_seeds_shape_without_changing_the_record():
+    verdict = {"shape": "U-shaped", "spearman": 0.5, "spearman_ci": [0.1, 0.9]}
+    records = {"r": {"scores": {"verdict": verdict}, "per_seed": {"scores.shape": ["U-shaped", "increasing"]}}}
+    read = shape_verdict("r", "scores")(records)
+    assert read["shapes"] == ["U-shaped", "increasing"] and read["spearman"] == 0.5
+    assert "shapes" not in verdict
+    assert shape_verdict("r", "scores")({"r": {"scores": {"verdict": verdict}}})["shapes"] == ["U-shaped"]
+
+
+def test_show_shape_with_one_and_with_several_seeds():
+    verdict = {"shape": "U-shaped", "spearman": 0.123, "spearman_ci": [-0.05, 0.456]}
+    assert show_shape(verdict) == "U-shaped (Spearman +0.12 [-0.05, +0.46]; one seed)"
+    assert show_shape({**verdict, "shapes": ["U-shaped"]}) == "U-shaped (Spearman +0.12 [-0.05, +0.46]; one seed)"
+    several = {**verdict, "shapes": ["U-shaped", "flat", "U-shaped"]}
+    assert show_shape(several) == "U-shaped (Spearman +0.12 [-0.05, +0.46]; 2 of 3 seeds)"
+    assert show_shape({**verdict, "shapes": []}).endswith("; one seed)")
+
+
+def test_accuracy_gap_on_test_sets_of_uneven_sizes():
+    value, low, high = accuracy_gap(0.9, 100, 0.6, 400)
+    se = math.sqrt(0.9 * 0.1 / 100 + 0.6 * 0.4 / 400)
+    assert value == pytest.approx(30.0) and low == pytest.approx(100 * (0.3 - 1.96 * se))
+    assert high == pytest.approx(100 * (0.3 + 1.96 * se))
+    assert accuracy_gap(0.6, 400, 0.9, 100)[0] == pytest.approx(-30.0)
+
+
+def _runs(test_accuracies, n_test=1000, **extra):
+    values = list(test_accuracies)
+    metrics = {"test_accuracy": values[0], "n_test": n_test, **extra}
+    if len(values) > 1:
+        metrics["per_seed"] = {"test_accuracy": values}
+    return metrics
+
+
+def test_gap_pairs_seeds_when_both_records_have_the_same_several():
+    joint, frozen = [0.90, 0.93, 0.91], [0.70, 0.71, 0.75]
+    result = gap({real_record("one_layer"): _runs(joint), real_record("one_layer", "frozen_random"): _runs(frozen)})
+    differences = [100 * (a - b) for a, b in zip(joint, frozen, strict=True)]
+    half = stats.t.ppf(0.975, 2) * np.std(differences, ddof=1) / math.sqrt(3)
+    assert result == {
+        "value": pytest.approx(np.mean(differences)),
+        "low": pytest.approx(np.mean(differences) - half),
+        "high": pytest.approx(np.mean(differences) + half),
+        "n": 3,
+    }
+    two = gap({real_record("one_layer"): _runs([0.9, 0.8]), real_record("one_layer", "frozen_random"): _runs([0.7, 0.7])})
+    assert two["n"] == 2 and two["value"] == pytest.approx(15.0)  # two seeds are several
+
+
+@pytest.mark.parametrize(("joint", "frozen"), [([0.9], [0.7]), ([0.9, 0.92], [0.7]), ([0.9, 0.92, 0.91], [0.7, 0.72])])
+def test_gap_falls_back_to_the_test_set_interval_without_paired_seeds(joint, frozen):
+    records = {real_record("one_layer"): _runs(joint, 800), real_record("one_layer", "frozen_random"): _runs(frozen, 200)}
+    value, low, high = accuracy_gap(joint[0], 800, frozen[0], 200)
+    assert gap(records) == {"value": pytest.approx(value), "low": pytest.approx(low), "high": pytest.approx(high), "n": 1}
+
+
+def test_std_ratio_pairs_seeds_and_drops_the_unpaired_ones():
+    path = "values.mean_bin_std"
+    joint = {"values": {"mean_bin_std": 4.0}, "per_seed": {path: [4.0, 6.0, 9.0]}}
+    one_step = {"values": {"mean_bin_std": 2.0}, "per_seed": {path: [2.0, 2.0]}}
+    result = std_ratio("values")({real_record("one_layer"): joint, real_record("one_layer", "one_step_frozen"): one_step})
+    assert result["values"] == [2.0, 3.0] and result["n"] == 2
+    one = std_ratio("scores")(
+        {
+            real_record("one_layer"): {"scores": {"mean_bin_std": 3.0}},
+            real_record("one_layer", "one_step_frozen"): {"scores": {"mean_bin_std": 0.5}},
+        }
+    )
+    assert one["value"] == 6.0 and one["n"] == 1
+
+
+def _spearman(ci, summary=None):
+    metrics = {"values": {"verdict": {"spearman": 0.5, "spearman_ci": ci}}}
+    if summary is not None:
+        metrics["seed_summary"] = {"values.verdict.spearman": summary}
+    return metrics
+
+
+def test_weaker_uses_seed_intervals_when_there_are_several_seeds():
+    several = {"value": 0.3, "low": 0.1, "high": 0.5, "n": 3}
+    one = {"value": 0.3, "low": 0.3, "high": 0.3, "n": 1}
+    records = {real_record("mlp"): _spearman([0.2, 0.4], several), real_record("one_layer"): _spearman((0.6, 0.8), one)}
+    assert weaker(records) == {"ours": [0.1, 0.5], "reference": [0.6, 0.8]}
+    records = {real_record("mlp"): _spearman([0.2, 0.4]), real_record("one_layer"): _spearman([0.6, 0.8])}
+    assert weaker(records) == {"ours": [0.2, 0.4], "reference": [0.6, 0.8]}
+
+
+def _classes(*verdicts, per_seed=None):
+    classes = [{"shape": shape, "verdict": {"shape": shape, "spearman": rho}} for shape, rho in verdicts]
+    record = {"classes": classes}
+    if per_seed is not None:
+        record["per_seed"] = per_seed
+    return {real_record("multiclass", dataset="yelp_stars"): record}
+
+
+def test_worst_class_prefers_a_class_of_another_shape_then_the_lowest_spearman():
+    worst = worst_class(_classes(("increasing", 0.2), ("U-shaped", 0.9), ("increasing", 0.5)))
+    assert worst["class"] == 1 and worst["shapes"] == ["U-shaped"]
+    worst = worst_class(_classes(("increasing", 0.8), ("increasing", 0.3), ("increasing", 0.5)))
+    assert worst["class"] == 1 and worst["spearman"] == 0.3
+
+
+def test_worst_class_counts_the_share_of_increasing_seeds_with_uneven_seed_lists():
+    per_seed = {
+        "classes.0.shape": ["increasing", "increasing", "flat"],  # 2 of 3
+        "classes.1.shape": ["increasing", "flat"],  # 1 of 2: the worst share
+        "classes.2.shape": ["increasing"],
+    }
+    worst = worst_class(_classes(("increasing", 0.1), ("increasing", 0.9), ("increasing", 0.0), per_seed=per_seed))
+    assert worst["class"] == 1 and worst["shapes"] == ["increasing", "flat"]
+
+
+def test_theory_reads_a_dotted_path_of_the_theory_record():
+    records = {THEORY_RECORD: {"alignment": {"corr": 0.99, "r": [1, 2]}}}
+    assert theory("alignment.corr")(records) == 0.99 and theory("alignment")(records)["r"] == [1, 2]
+    assert THEORY_RECORD == "report-theory"

@@ -1,0 +1,106 @@
+"""check_exercise: accepts a match, reports a stub as not attempted, and names the first case that differs and how."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from fractions import Fraction
+
+import numpy as np
+import pytest
+import torch
+
+from token_selection.exercises import check_exercise
+
+
+def reference(x, scale=1.0):
+    return scale * np.asarray(x, dtype=np.float64) ** 2
+
+
+CASES = [(([1.0, 2.0],), {}), (([3.0, -1.0, 0.5],), {"scale": 2.0})]
+
+
+def test_a_matching_function_passes_and_says_on_how_many_cases(capsys):
+    assert check_exercise(lambda x, scale=1.0: scale * np.square(x), reference, CASES, name="square") is True
+    assert capsys.readouterr().out == "square: correct on all 2 cases\n"
+
+
+def test_tensors_and_lists_are_compared_as_float64_arrays(capsys):
+    def as_tensor(x, scale=1.0):
+        return torch.tensor(x, dtype=torch.float32, requires_grad=True) ** 2 * scale
+
+    assert check_exercise(as_tensor, reference, CASES, rtol=1e-6, atol=1e-6)
+    assert check_exercise(lambda x, scale=1.0: [scale * v * v for v in x], reference, CASES)
+    assert "your function: correct on all 2 cases" in capsys.readouterr().out
+
+
+def test_a_stub_is_not_attempted_and_nothing_is_asserted(capsys):
+    def stub(x, scale=1.0):
+        raise NotImplementedError
+
+    assert check_exercise(stub, reference, CASES, name="square") is False
+    assert capsys.readouterr().out == "square: not attempted yet (it raises NotImplementedError)\n"
+
+
+def test_a_stub_after_a_correct_case_is_still_not_attempted(capsys):
+    calls = []
+
+    def half_done(x, scale=1.0):
+        calls.append(scale)
+        if scale != 1.0:
+            raise NotImplementedError
+        return np.square(x)
+
+    assert check_exercise(half_done, reference, CASES) is False
+    assert calls == [1.0, 2.0]
+
+
+def test_the_first_differing_case_is_named_with_the_largest_difference():
+    def wrong_on_second(x, scale=1.0):
+        return np.square(x) if scale == 1.0 else np.square(x) * scale + np.array([0.0, 0.25, -0.5])
+
+    with pytest.raises(AssertionError, match=r"^square, case 2: differs from the reference by up to 0\.5$"):
+        check_exercise(wrong_on_second, reference, CASES, name="square")
+
+
+def test_a_wrong_shape_is_named_with_both_shapes():
+    with pytest.raises(AssertionError, match=r"^your function, case 1: shape \(1, 2\), expected \(2,\)$"):
+        check_exercise(lambda x, scale=1.0: np.square([x]), reference, CASES)
+
+
+def test_tolerances_are_relative_and_absolute_and_used_as_given():
+    cases = [(([10.0],), {})]
+    off = 1e-6  # relative 1e-8 of the reference value 100
+    assert check_exercise(lambda x: reference(x) + off, reference, cases, rtol=1e-7, atol=0.0)
+    with pytest.raises(AssertionError, match="case 1"):
+        check_exercise(lambda x: reference(x) + off, reference, cases, rtol=1e-9, atol=0.0)
+    assert check_exercise(lambda x: reference(x) + off, reference, cases, rtol=0.0, atol=2e-6)
+    with pytest.raises(AssertionError, match="case 1"):
+        check_exercise(lambda x: reference(x) + off, reference, cases, rtol=0.0, atol=5e-7)
+
+
+def test_default_tolerances_are_tight():
+    cases = [(([1000.0],), {})]
+    assert check_exercise(lambda x: reference(x) * (1 + 5e-7), reference, cases)
+    with pytest.raises(AssertionError):
+        check_exercise(lambda x: reference(x) * (1 + 5e-6), reference, cases)
+    assert check_exercise(lambda x: np.zeros(1) + 5e-10, lambda x: np.zeros(1), cases)
+    with pytest.raises(AssertionError):
+        check_exercise(lambda x: np.zeros(1) + 5e-9, lambda x: np.zeros(1), cases)
+
+
+def test_nan_matches_nan_only():
+    nan = lambda x: np.array([np.nan, 1.0])  # noqa: E731
+    assert check_exercise(nan, nan, [((0,), {})])
+    with pytest.raises(AssertionError):
+        check_exercise(lambda x: np.array([0.0, 1.0]), nan, [((0,), {})])
+
+
+def test_no_cases_is_refused():
+    with pytest.raises(ValueError, match=r"^cases must hold at least one \(args, kwargs\) pair$"):
+        check_exercise(reference, reference, [])
+
+
+def test_numbers_of_other_types_are_compared_as_float64():
+    third = [((None,), {})]
+    assert check_exercise(lambda _: [Fraction(1, 3), Decimal("0.5")], lambda _: np.array([1 / 3, 0.5]), third)
+    assert check_exercise(lambda _: ["0.25"], lambda _: [0.25], third)
