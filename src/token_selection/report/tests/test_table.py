@@ -96,3 +96,17 @@ def test_theory_record_is_read(records):
     assert outcome(by_key["max_margin"], "fast").verdict == "not reproduced"
     assert json.loads((records / f"{THEORY}.fast.json").read_text())["protocol"] == "synthetic"
     assert claims_module.THEORY_RECORD == THEORY
+
+
+def test_verdict_table_points_unreproduced_rows_to_their_reasons(records):
+    from token_selection.report.table import verdict_table, why_list
+
+    write_record(real_record("one_layer"), "fast", protocol="p", settings={}, metrics={"test_accuracy": 0.5, "n_test": 100})
+    by_key = {claim.key: claim for claim in CLAIMS}
+    rows = report_rows([by_key["trained_accuracy"], by_key["one_step_alignment"]], scales=("fast",))
+    table = verdict_table(rows, "fast")
+    assert table.splitlines()[0] == "| # | claim | source | ours | verdict |"
+    assert "**not reproduced** (why: 1 below)" in table and "**not run** (why: 2 below)" in table
+    reasons = why_list(rows, "fast").splitlines()
+    assert reasons[0].startswith("1. **trained_accuracy** (not reproduced:") and "make records" in reasons[0]
+    assert reasons[1].startswith("2. **one_step_alignment** (not run:")
