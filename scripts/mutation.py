@@ -59,7 +59,7 @@ MODULES: dict[str, list[str]] = {
     "disk_cache.py": _tests("", "test_disk_cache", "test_disk_cache_mutants"),
     "exercises.py": _tests("", "test_exercises"),
     "scale.py": _tests("", "test_scale"),
-    "prose.py": _tests("", "test_prose", "test_prose_html"),
+    "prose.py": _tests("", "test_prose"),
     "intervals.py": _tests("", "test_intervals", "test_intervals_mutants"),
     # theory
     "theory/importance.py": _tests("theory", "test_importance"),
