@@ -1,4 +1,4 @@
-"""The max-margin token-selection program (Theorem 4.3 of the paper).
+"""The max-margin token-selection program (the standard form of Tarzanagh et al.; our reading of the paper's Theorem 4.3).
 
     p_mm = argmin |p|  s.t.  p . (E_r - E_s) >= 1
 
