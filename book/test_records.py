@@ -20,7 +20,7 @@ import pytest
 from token_selection.results import SCALES, TABLE_COLUMNS, read_record
 
 PAGES = Path(__file__).resolve().parents[1] / "_build" / "html" / "notebooks"
-CHAPTERS = ("06_imdb", "07_yelp", "08_beyond", "09_reproduction")
+CHAPTERS = ("06_imdb", "07_yelp", "08_beyond", "09_reproduction", "13_differences")
 MUST_HAVE_RECORD_TABLES = ("06_imdb", "07_yelp", "09_reproduction")
 HEADER = re.compile(r"^(?P<column>.+) \((?P<scale>" + "|".join(SCALES) + r")\)$")
 
@@ -83,6 +83,21 @@ def check_record_table(rows: list[list[str]]) -> int:
 
 
 CLAIMS_HEADER = ["#", "claim", "tag: source", "paper"]
+VERDICT_HEADER = ["#", "claim", "source", "ours", "verdict"]
+
+
+def check_verdict_table(rows: list[list[str]]) -> int:
+    """Compare chapter 9's verdict table (full scale) with what the records give now. Returns the cells compared."""
+    from token_selection.report.table import report_rows
+
+    expected, compared = report_rows(scales=("full",)), 0
+    assert len(rows) - 1 == len(expected), f"the verdict table has {len(rows) - 1} rows, CLAIMS has {len(expected)}"
+    for row, claim_row in zip(rows[1:], expected, strict=True):
+        outcome = claim_row.outcomes["full"]
+        assert row[3] == " ".join(outcome.ours.split()), f"claim {row[0]}: page {row[3]!r}, records {outcome.ours!r}"
+        assert row[4].startswith(outcome.verdict), f"claim {row[0]}: page {row[4]!r}, records {outcome.verdict!r}"
+        compared += 2
+    return compared
 
 
 def check_claims_table(rows: list[list[str]]) -> int:
@@ -108,6 +123,9 @@ def test_every_table_is_a_record_table_or_computed_on_the_page(chapter):
     for classes, rows in page_tables(chapter):
         if rows and rows[0][: len(CLAIMS_HEADER)] == CLAIMS_HEADER:
             assert check_claims_table(rows) > 0
+            record_tables += 1
+        elif rows and rows[0] == VERDICT_HEADER:
+            assert check_verdict_table(rows) > 0
             record_tables += 1
         elif rows and "record" in rows[0]:
             assert check_record_table(rows) > 0, f"{chapter}: a record table without any (fast)/(full) column"
