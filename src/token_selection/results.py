@@ -98,13 +98,14 @@ def write_record(
 def read_record(name: str, scale: str, *, settings: dict[str, Any] | None = None) -> dict[str, Any] | None:
     """The record of ``name`` at ``scale``, or None when there is none.
 
-    With ``settings``, a record written under other settings counts as missing (stale).
+    A record stored for another scale (a file copied or renamed) or written under other
+    ``settings`` counts as missing (stale).
     """
     path = record_path(name, scale)
     if not path.is_file():
         return None
     record = json.loads(path.read_text())
-    if record.get("record_version") != RECORD_VERSION:
+    if record.get("record_version") != RECORD_VERSION or record.get("scale") != scale:
         return None
     if settings is not None and record.get("settings_hash") != settings_hash(settings):
         return None

@@ -56,9 +56,17 @@ def preset_seeds(kind: str, scale: str) -> list[int]:
 def record_settings(
     kind: str, mode: str, settings: RealDataSettings, dataset: str, seeds: list[int] | None = None
 ) -> dict[str, Any]:
-    """What a record's settings hash covers: the experiment, every setting, and the seeds (default: the preset's)."""
+    """What a record's settings hash covers: the experiment, every setting, and the seeds (default: the preset's).
+
+    ``dataset`` is the data the record was trained on. When the preset was made for another
+    dataset (the 4-class run uses the Yelp polarity preset on ``yelp_stars``), that one is kept
+    as ``preset_dataset``.
+    """
     seeds = preset_seeds(kind, settings.scale) if seeds is None else list(seeds)
-    return {"dataset": dataset, "kind": kind, "mode": mode, **settings.as_dict(), "seed": seeds[0], "seeds": seeds}
+    stored = settings.as_dict()
+    if stored["dataset"] != dataset:
+        stored["preset_dataset"] = stored["dataset"]
+    return {**stored, "dataset": dataset, "kind": kind, "mode": mode, "seed": seeds[0], "seeds": seeds}
 
 
 def protocol(kind: str, mode: str, settings: RealDataSettings, data: EncodedReviews) -> str:

@@ -196,7 +196,6 @@ def test_fast_and_full_records_are_kept_apart(records):
     assert read_record("run", "fast")["metrics"]["acc"] == 0.5 and read_record("run", "full")["metrics"]["acc"] == 0.9
 
 
-@pytest.mark.xfail(strict=True, reason="read_record does not compare the stored scale with the requested one (issue 21)")
 def test_a_record_copied_to_the_other_scale_is_not_read_as_that_scale(records):
     path = write_record("run", "fast", protocol="p", settings={"a": 1}, metrics={"acc": 0.5})
     os.replace(path, records / "run.full.json")

@@ -84,11 +84,6 @@ def test_a_record_hash_changes_with_its_seeds_its_experiment_and_its_dataset():
     assert stored["seed"] == 3 and stored["seeds"] == [3, 4] and stored["kind"] == "one_layer" and stored["mode"] == "joint"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="record_settings puts settings.as_dict() after its dataset argument, so settings.dataset overwrites it: "
-    "the 4-class record (dataset yelp_stars, settings of yelp_polarity) stores dataset 'yelp_polarity' (issue 21)",
-)
 def test_a_record_hash_and_its_stored_dataset_follow_the_dataset_argument():
     settings = real_data_settings("fast", "yelp_polarity")
     stored = record_settings("multiclass", "joint", settings, "yelp_stars")
