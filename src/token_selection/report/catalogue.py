@@ -5,8 +5,8 @@
 A record is *current* when its settings hash equals that of the settings in the code now,
 *stale* when it was written under other settings (older code, other seeds or vocabulary),
 and *missing* when there is none. ``scripts/run_records.py`` and ``scripts/run_studies.py``
-make records current; ``test_catalogue.py`` fails on any record that is missing, and on
-any record not current and not listed in ``PENDING_FULL``.
+make records current; ``test_catalogue.py`` fails on any record that is missing or not
+current.
 """
 
 from __future__ import annotations
@@ -37,26 +37,6 @@ ARMS = (
 EXPERIMENTS = [(dataset, kind, mode) for dataset in ("imdb", "yelp_polarity") for kind, mode in ARMS]
 EXPERIMENTS.append(("yelp_stars", "multiclass", "joint"))
 """Every real-data experiment: (dataset, kind, mode); 4-class Yelp uses the Yelp preset."""
-PENDING_FULL: frozenset[str] = frozenset(
-    {
-        "imdb-one_layer-joint",
-        "imdb-one_layer-one_step_frozen",
-        "imdb-one_layer-frozen_random",
-        "imdb-two_layer-joint",
-        "imdb-key_query-joint",
-        "imdb-mlp-joint",
-        "yelp_polarity-one_layer-joint",
-        "yelp_polarity-one_layer-one_step_frozen",
-        "yelp_polarity-one_layer-frozen_random",
-        "yelp_polarity-two_layer-joint",
-        "yelp_polarity-mlp-joint",
-        "diagnosis-frozen_capacity",
-        "diagnosis-shape_budget",
-    }
-)
-"""Full-scale records that ``make full`` has not yet made current (it is resumable: each run continues where the
-last stopped). A page marks each as stale, or says how to produce it; the catalogue test fails on any other
-record that is not current, and on a record listed here that is current already."""
 
 
 def preset_of(dataset: str, scale: str):

@@ -6,6 +6,8 @@ from token_selection.real_data.encoding import EncodedSplit
 from token_selection.real_data.registry import OneLayerAttention as CLSAttention
 from token_selection.real_data.trainer import (
     accuracy,
+    default_device,
+    hardware_name,
     one_step_size,
     one_step_then_freeze,
     predict_logits,
@@ -25,14 +27,30 @@ def test_tiny_training_run_learns(toy, model_class):
     assert after > before + 0.2
     assert history.best_epoch >= 1 and history.best_validation_accuracy > 0.9
     assert len(history.epoch) == len(history.validation_loss) == len(history.epoch_seconds)
-    assert history.hardware.startswith("CPU") and history.seconds > 0
+    assert history.hardware == hardware_name(default_device()) and history.seconds > 0
+    assert next(model.parameters()).device.type == default_device().type  # trained where the default device is
 
 
-def test_training_is_deterministic(toy):
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_training_on_the_gpu_agrees_with_the_cpu(toy):
+    """Same seeds on both devices: the same batches, so the same weights up to float32 summation order."""
+    states = []
+    for device in ("cpu", "cuda"):
+        model = CLSAttention(toy.vocab_size, 8, seed=1)
+        train_model(model, toy.train, toy.validation, epochs=2, batch_size=64, lr=0.01, progress=False, seed=3,
+                    device=device)  # fmt: skip
+        assert model.E.device.type == device
+        states.append({k: t.cpu() for k, t in model.state_dict().items()})
+    assert all(torch.allclose(states[0][k], states[1][k], atol=1e-4, rtol=1e-4) for k in states[0])
+
+
+def test_training_is_deterministic_on_the_cpu(toy):
+    """Bit for bit on the CPU; on a GPU, atomic additions may change the summation order (see the test above)."""
     states = []
     for _ in range(2):
         model = CLSAttention(toy.vocab_size, 8, seed=1)
-        train_model(model, toy.train, toy.validation, epochs=2, batch_size=64, lr=0.01, progress=False, seed=3)
+        train_model(model, toy.train, toy.validation, epochs=2, batch_size=64, lr=0.01, progress=False, seed=3,
+                    device="cpu")  # fmt: skip
         states.append(model.state_dict())
     assert all(torch.equal(states[0][k], states[1][k]) for k in states[0])
 
@@ -52,7 +70,7 @@ def test_frozen_embeddings_stay_put(toy):
     model = CLSAttention(toy.vocab_size, 8, seed=0)
     E = model.E.detach().clone()
     train_model(model, toy.train, toy.validation, epochs=2, batch_size=64, lr=0.05, train_embeddings=False, progress=False)
-    assert torch.equal(model.E.detach(), E)
+    assert torch.equal(model.E.detach().cpu(), E)
     assert model.p.detach().abs().sum() > 0
 
 
@@ -65,7 +83,7 @@ def test_one_step_then_freeze(toy):
         one_step_size(toy.train, toy.vocab_size, 8, 0.0)
     expected = one_step_embeddings(CLSAttention(toy.vocab_size, 8, seed=0), toy.train.X, toy.train.y, lr, toy.train.mask)
     one_step_then_freeze(model, toy.train, toy.validation, step_lr=lr, epochs=2, batch_size=64, lr=0.05, progress=False)
-    assert torch.allclose(model.E.detach(), expected)
+    assert torch.allclose(model.E.detach().cpu(), expected)
     with pytest.raises(ValueError, match="one-layer"):
         one_step_then_freeze(TwoLayerCLSAttention(toy.vocab_size, 8), toy.train, toy.validation, step_lr=1.0)
 

@@ -15,14 +15,7 @@ ENTRIES = cat.catalogue()
 @pytest.mark.parametrize("entry", ENTRIES, ids=[f"{e.name}.{e.scale}" for e in ENTRIES])
 def test_every_record_the_book_reads_is_current(entry):
     state = cat.record_state(entry)
-    if entry.scale == "full" and entry.name in cat.PENDING_FULL:
-        assert state != "current", f"{entry.name} is current now: remove it from catalogue.PENDING_FULL"
-    else:
-        assert state == "current", f"the {entry.scale} record {entry.name} is {state}: produce it with {entry.command}"
-
-
-def test_pending_names_are_records_of_the_catalogue():
-    assert cat.PENDING_FULL <= {e.name for e in ENTRIES if e.scale == "full"}
+    assert state == "current", f"the {entry.scale} record {entry.name} is {state}: produce it with {entry.command}"
 
 
 def test_catalogue_covers_both_scales_and_every_kind_of_record():
