@@ -135,9 +135,11 @@ records: $(STAMP)
 # Every full-scale result the book shows, resumable (a record whose settings are current is skipped),
 # on the GPU when there is one: real-data experiments over their seeds, the diagnoses, the studies, the
 # report's theory claims. Prints its estimated and its actual time.
-# `make full FULL_ARGS=--dry-run` lists every record and whether it is current.
+# `make full FULL_ARGS=--dry-run` lists every record and whether it is current. `make full JOBS=8` runs the
+# real-data records in 8 processes at once (one GPU holds them all).
+JOBS ?= 1
 full: $(STAMP)
-	TOKEN_SELECTION_SCALE=full $(PY) scripts/run_records.py --scale full $(FULL_ARGS)
+	TOKEN_SELECTION_SCALE=full $(PY) scripts/run_records.py --scale full --jobs $(JOBS) $(FULL_ARGS)
 	TOKEN_SELECTION_SCALE=full $(PY) scripts/run_studies.py --scale full $(FULL_ARGS)
 	@if [ -z "$(FULL_ARGS)" ]; then TOKEN_SELECTION_SCALE=full $(PY) -m token_selection.report.theory_claims; \
 	else echo "report-theory (full): rewritten by 'make full' from its current code"; fi

@@ -4,17 +4,22 @@
     python scripts/run_records.py --scale full                 # `make full`: the paper's settings, on the GPU if any
     python scripts/run_records.py --scale full --dry-run       # list every record and whether it is current
     python scripts/run_records.py --scale full --only imdb-one_layer-joint frozen_capacity
+    python scripts/run_records.py --scale full --jobs 7           # seven groups at once (one GPU holds them all)
 
 Real-data experiments run through ``pipeline.run_seeds`` over the preset's seeds (full: 5 for the
 one-layer model, 3 for the variants; fast: 1). Diagnoses run through ``real_data.diagnoses``.
 Resumable: a record whose settings hash is current is skipped, and trained models are
 checkpointed. Prints an estimate of the total time before it starts and the time taken at the end.
+With ``--jobs N`` the records to run are split into N groups of about equal estimated cost, each
+run by its own process (``balanced_groups``); their output is printed line by line, prefixed.
 """
 
 from __future__ import annotations
 
 import argparse
+import subprocess
 import sys
+import threading
 import time
 
 from token_selection.real_data.diagnoses import DIAGNOSES
@@ -43,6 +48,50 @@ def diagnosis_status(name: str, scale: str) -> str:
     return record_state(Entry(name, scale, lambda: DIAGNOSES[name].settings(scale), ""))
 
 
+def balanced_groups(costs: dict[str, float], jobs: int) -> list[list[str]]:
+    """Split the records of ``costs`` (name: estimated cost) into at most ``jobs`` non-empty groups.
+
+    Longest first, each to the group with the least cost so far (ties: the first such group), so the
+    groups' totals differ by at most the cost of one record.
+    """
+    if jobs < 1:
+        raise ValueError(f"jobs must be at least 1, got {jobs}")
+    groups: list[list[str]] = [[] for _ in range(min(jobs, len(costs)))]
+    totals = [0.0] * len(groups)
+    for name in sorted(costs, key=lambda n: (-costs[n], n)):
+        smallest = totals.index(min(totals))
+        groups[smallest].append(name)
+        totals[smallest] += costs[name]
+    return groups
+
+
+def _relay(lines, prefix: str) -> None:
+    for line in lines:
+        print(prefix + line, end="", flush=True)
+
+
+def run_groups(groups: list[list[str]], scale: str, max_seeds: int | None) -> int:
+    """Run each group through this script in its own process; print their lines as they come; 0 if all succeed."""
+    processes, relays = [], []
+    for number, group in enumerate(groups, start=1):
+        command = [sys.executable, __file__, "--scale", scale, "--quiet", "--only", *group]
+        if max_seeds is not None:
+            command += ["--max-seeds", str(max_seeds)]
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        prefix = f"[job {number}/{len(groups)}] "
+        relay = threading.Thread(target=_relay, args=(process.stdout, prefix), daemon=True)
+        relay.start()
+        processes.append(process)
+        relays.append(relay)
+    codes = [process.wait() for process in processes]
+    for relay in relays:
+        relay.join()
+    for number, code in enumerate(codes, start=1):
+        if code:
+            print(f"job {number} failed (exit status {code}): {' '.join(groups[number - 1])}", flush=True)
+    return max(codes, default=0)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", choices=("fast", "full"), default="full")
@@ -52,7 +101,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--max-seeds", type=int, metavar="K", help="at most K seeds per experiment: a partial record, reported as stale"
     )
+    parser.add_argument("--jobs", type=int, default=1, metavar="N", help="run the records in N processes at once")
     args = parser.parse_args(argv)
+    if args.jobs < 1:
+        parser.error(f"--jobs must be at least 1, got {args.jobs}")
     scale, progress = args.scale, not args.quiet
     names = [record_name(*e) for e in EXPERIMENTS] + list(DIAGNOSES)
     if args.only and set(args.only) - set(names):
@@ -75,6 +127,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {name:40s} {diagnosis_status(name, scale)}")
     if args.dry_run:
         return 0
+    if args.jobs > 1:
+        costs = {record_name(*e): RELATIVE_COST[e[1]] * seed_count(e[1], scale) for e in todo}
+        costs |= {d: DIAGNOSES[d].relative_cost(scale) for d in todo_diagnoses}
+        groups = balanced_groups(costs, args.jobs)
+        longest = max((sum(costs[n] for n in g) for g in groups), default=0.0)
+        print(f"{len(groups)} jobs at once; estimated time if they do not slow each other: {longest * unit / 60:.1f} min",
+              flush=True)  # fmt: skip
+        start = time.perf_counter()
+        code = run_groups(groups, scale, args.max_seeds)
+        print(f"total time: {(time.perf_counter() - start) / 60:.1f} min in {len(groups)} jobs on {hardware_name(device)}")
+        return code
     print(f"estimated time: {cost * unit / 60:.1f} min", flush=True)
     start, data = time.perf_counter(), {}
     for number, (dataset, kind, mode) in enumerate(todo, start=1):
