@@ -32,7 +32,7 @@ from token_selection.results import write_record
 
 RELATIVE_COST = {"one_layer": 1.0, "two_layer": 12.0, "key_query": 10.0, "mlp": 4.0, "multiclass": 1.0}
 """Cost of one seed of each kind relative to the one-layer model (measured on 2 CPU cores), for the estimate."""
-SECONDS_PER_UNIT = {"fast": {"cpu": 8.0, "cuda": 4.0}, "full": {"cpu": 120.0, "cuda": 6.0}}
+SECONDS_PER_UNIT = {"fast": {"cpu": 8.0, "cuda": 4.0}, "full": {"cpu": 120.0, "cuda": 12.0}}
 """Seconds of one unit of cost (one seed of the one-layer model on IMDB), measured; the estimate starts from it."""
 
 

@@ -23,13 +23,21 @@ def capacity(frozen, crossing):
             "spearman_frozen_vs_d": 1.0, "crossing_72": crossing}  # fmt: skip
 
 
-def test_frozen_sentence_follows_where_72_percent_appears():
+def test_frozen_sentence_follows_where_72_percent_appears_against_the_rebuttals_d_over_v():
+    stated = df.REBUTTAL_D_OVER_V
+    assert stated == pytest.approx(2048 / 7766)
     small = df.frozen_sentence(capacity([0.6, 0.75, 0.85], 0.05))
-    assert "first reached at d/V = 0.05 (d = 50)" in small and "column-space limit" in small and "far above" in small
+    assert "first reached at d/V = 0.05 (d = 50)" in small and "(2048 / 7,766 = 0.26)" in small
+    assert "does not explain" in small and "5 epochs: 75.0 %" in small and "unknown" in small
+    edge = stated / 2  # a crossing at half the rebuttal's d/V already counts as near it
+    assert "fits the rebuttal's number" in df.frozen_sentence(capacity([0.6, 0.75, 0.85], edge))
+    assert "does not explain" in df.frozen_sentence(capacity([0.6, 0.75, 0.85], edge * 0.999))
+    top = 2 * stated
+    assert "fits the rebuttal's number" in df.frozen_sentence(capacity([0.6, 0.75, 0.85], top))
+    beyond = df.frozen_sentence(capacity([0.5, 0.6, 0.73], top * 1.001))
+    assert "did better than ours" in beyond
     never = df.frozen_sentence(capacity([0.6, 0.65, 0.7], None))
     assert "not reached in the sweep" in never and "does not explain" in never
-    beyond = df.frozen_sentence(capacity([0.5, 0.6, 0.73], 1.5))
-    assert "no longer binds" in beyond
 
 
 def spread(raw_values):
