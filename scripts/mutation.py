@@ -102,7 +102,7 @@ MODULES: dict[str, list[str]] = {
     "report/paper_numbers.py": _tests("report", "test_paper_numbers"),
     "report/binned.py": _tests("report", "test_binned", "test_binned_mutants"),
     "report/measures.py": _tests("report", "test_measures", "test_table", "test_exercise_checks"),
-    "report/exercise_checks.py": _tests("report", "test_exercise_checks"),
+    "report/exercise_checks.py": _tests("report", "test_exercise_checks", "test_exercise_cases"),
     "report/verdicts.py": _tests("report", "test_verdicts"),
     "report/claims.py": _tests("report", "test_table"),
     "report/table.py": _tests("report", "test_table"),
