@@ -99,3 +99,35 @@ def test_class_signed_frequency_cases_have_several_class_counts_and_valid_ids(ca
 def test_a_right_solution_is_reported_under_the_functions_name(capsys, check, right, name, count):
     assert getattr(exercise_checks, check)(right) is True
     assert capsys.readouterr().out == f"{name}: correct on all {count} cases\n"
+
+
+def _as_plain(value):
+    if isinstance(value, torch.Tensor | np.ndarray):
+        return value.tolist()
+    if isinstance(value, tuple | list):
+        return [_as_plain(v) for v in value]
+    return value
+
+
+def test_the_cases_are_the_same_on_every_call(monkeypatch):
+    """Seeded: a reader who fails a case sees the same case when trying again."""
+    runs = []
+    for _ in range(2):
+        seen = {}
+
+        def spy(candidate, reference, cases, *, name, seen=seen, **tolerances):
+            seen[name] = _as_plain([args for args, _ in cases])
+            return True
+
+        monkeypatch.setattr(exercise_checks, "check_exercise", spy)
+        exercise_checks.check_quadratic_minimum(None)
+        exercise_checks.check_spread_ratio(None)
+        exercise_checks.check_class_signed_frequency(None)
+        runs.append(seen)
+    assert runs[0] == runs[1]
+
+
+def test_every_token_id_can_occur_in_the_class_frequency_cases(cases):
+    _, given, _ = cases["class_signed_frequency"]
+    for (X, _, _, V), _ in given:
+        assert X.min() == 0 and X.max() == V - 1  # ids drawn from all of [0, V)
