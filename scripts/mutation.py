@@ -99,10 +99,10 @@ MODULES: dict[str, list[str]] = {
     "explorer/static.py": _tests("explorer", "test_static"),
     "explorer/exercises.py": _tests("explorer", "test_exercises"),
     # the report
-    "report/paper_numbers.py": _tests("report", "test_paper_numbers"),
+    "report/paper_numbers.py": _tests("report", "test_paper_numbers", "test_paper_rows"),
     "report/binned.py": _tests("report", "test_binned", "test_binned_mutants"),
     "report/measures.py": _tests("report", "test_measures", "test_table", "test_exercise_checks"),
-    "report/exercise_checks.py": _tests("report", "test_exercise_checks"),
+    "report/exercise_checks.py": _tests("report", "test_exercise_checks", "test_exercise_cases"),
     "report/verdicts.py": _tests("report", "test_verdicts"),
     "report/claims.py": _tests("report", "test_table"),
     "report/table.py": _tests("report", "test_table"),

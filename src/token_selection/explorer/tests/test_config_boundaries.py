@@ -84,3 +84,21 @@ def test_factor_for_alignment_from_zero_on(target, factor):
 def test_factor_for_alignment_refuses_one_and_beyond(target):
     with pytest.raises(ValueError, match="target must be"):
         factor_for_alignment(target)
+
+
+def test_every_setting_is_stored_as_its_own_type_whatever_type_it_came_in():
+    config = ExplorerConfig(delta=0, d=8.0, T=np.int32(4), n=20.0, step_factor=3, p_steps=300.0, seed=np.int64(1),
+                            vocab_size=12.0, p_lr=1, zipf=np.float32(0.5))  # fmt: skip
+    floats = {"delta", "step_factor", "p_lr", "zipf"}
+    for name in FIELD_NAMES:
+        assert type(getattr(config, name)) is (float if name in floats else int), name
+    assert (config.step_factor, config.p_steps, config.vocab_size, config.p_lr, config.zipf) == (3.0, 300, 12, 1.0, 0.5)
+
+
+def test_the_length_one_refusal_says_why_in_full():
+    with pytest.raises(ValueError) as info:
+        ExplorerConfig(T=1)
+    assert str(info.value) == (
+        "T=1 leaves no room for selection: the generator forces at least one relevant token into every sequence, so with "
+        "T=1 there is no irrelevant token for attention to choose against; use T >= 2"
+    )

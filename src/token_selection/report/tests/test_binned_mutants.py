@@ -136,5 +136,7 @@ def test_plot_binned_draws_a_reference_on_its_own_axis(reference_label):
         assert line.get_markersize() == 3 and line.get_linewidth() == 1
         assert twin.get_ylabel() == label
         assert _legend_texts(ax) == ["score: bin mean (band: ± std)", label]
+        means_handle, reference_handle = ax.get_legend().legend_handles  # the twin's line, not an artist of ax
+        assert means_handle.get_marker() == "o" and reference_handle.get_marker() == "s"
     finally:
         plt.close(fig)

@@ -169,3 +169,11 @@ def test_theory_reads_a_dotted_path_of_the_theory_record():
     records = {THEORY_RECORD: {"alignment": {"corr": 0.99, "r": [1, 2]}}}
     assert theory("alignment.corr")(records) == 0.99 and theory("alignment")(records)["r"] == [1, 2]
     assert THEORY_RECORD == "report-theory"
+
+
+def test_two_seeds_are_several_for_shapes_and_intervals():
+    verdict = {"shape": "flat", "spearman": 0.0, "spearman_ci": [-0.1, 0.1], "shapes": ["flat", "U-shaped"]}
+    assert show_shape(verdict).endswith("; 1 of 2 seeds)")
+    two = {"value": 0.3, "low": 0.2, "high": 0.4, "n": 2}
+    records = {real_record("mlp"): _spearman([0.0, 0.9], two), real_record("one_layer"): _spearman([0.6, 0.8])}
+    assert weaker(records)["ours"] == [0.2, 0.4]
