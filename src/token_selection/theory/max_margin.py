@@ -1,4 +1,6 @@
-"""The max-margin token-selection program (Theorem 4.3 of the paper).
+"""The max-margin token-selection program, in the standard form of Tarzanagh et al. (2023).
+
+That the paper's margin is this program is the course's reading (chapter 4 tags it [inferred]):
 
     p_mm = argmin |p|  s.t.  p . (E_r - E_s) >= 1
 
