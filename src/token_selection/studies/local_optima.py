@@ -128,16 +128,17 @@ def run_start(
     return {name: float(p @ direction / p.norm()) for name, direction in case.directions.items()}
 
 
-def initial_lean(case: GlobalLocalCase, X: torch.Tensor, y: torch.Tensor, p0: torch.Tensor) -> float:
-    """cos(-grad_p L, v) at ``p0`` (E, v frozen): how far the first step of GD on p leans towards +v or -v.
+def initial_lean(model: CLSAttention, X: torch.Tensor, y: torch.Tensor, p0: torch.Tensor | None = None) -> float:
+    """cos(-grad_p L, v) at ``p0`` (default 0), E and v of ``model`` frozen: how far the first step of GD on p
+    leans towards +v (positive) or -v (negative).
 
     By the identity -grad_p L . v = mean_j y_j g_j Var_j(E.v) at p = 0 (chapter 10), positive sequences
     pull towards +v and negative ones towards -v; the sign says which class wins at the start."""
-    model = CLSAttention(case.model.vocab_size, case.model.d, dtype=torch.float64)
-    model.load_state_dict(case.model.state_dict())
-    model.p.data.copy_(p0)
-    logistic_loss(model(X), y.double()).backward()
-    pull, v = -model.p.grad, model.v.detach()
+    start = CLSAttention(model.vocab_size, model.d, dtype=torch.float64)
+    start.load_state_dict(model.state_dict())
+    start.p.data.copy_(torch.zeros(model.d, dtype=torch.float64) if p0 is None else p0)
+    logistic_loss(start(X), y.double()).backward()
+    pull, v = -start.p.grad, start.v.detach()
     return float(pull @ v / (pull.norm() * v.norm()))
 
 

@@ -152,5 +152,5 @@ def test_trajectory_ends_where_run_start_ends_and_lean_follows_the_identity():
     logistic_loss(model(data.X), data.y.double()).backward()
     pull = -model.p.grad
     assert float(pull @ model.v.detach()) == pytest.approx(pull_along_v, rel=1e-10)
-    lean = initial_lean(case, data.X, data.y, torch.zeros_like(p0))
+    lean = initial_lean(case.model, data.X, data.y)
     assert lean == pytest.approx(pull_along_v / float(pull.norm() * model.v.detach().norm()), rel=1e-10)
