@@ -60,6 +60,7 @@ from .theory.one_step import (
 from .theory.plots import fit_line, loglog_slope, plot_against_importance, plot_loglog_fit, plot_training_curves
 from .theory.shape import ShapeVerdict, classify_binned, classify_shape
 from .theory.synthetic import REFERENCE_CASE, ReferenceCase, SyntheticData, make_synthetic
+from .theory.thresholds import DIRECTION_COSINE, SELECTED_ATTENTION
 from .theory.training import TrainingHistory, train_cls
 
 __all__ = [
@@ -67,6 +68,7 @@ __all__ = [
     "AttentionMLP",
     "BinnedStats",
     "CLSAttention",
+    "DIRECTION_COSINE",
     "ExplorerConfig",
     "ExplorerResult",
     "FullBatchGD",
@@ -79,6 +81,7 @@ __all__ = [
     "RealDataSettings",
     "ReferenceCase",
     "SCALE_VARIABLE",
+    "SELECTED_ATTENTION",
     "ShapeVerdict",
     "SyntheticData",
     "TRAINING_MODES",

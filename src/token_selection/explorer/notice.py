@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..theory.thresholds import DIRECTION_COSINE, SELECTED_ATTENTION
+
 if TYPE_CHECKING:
     from .compute import ExplorerResult
 
@@ -58,11 +60,11 @@ def what_to_notice(result: ExplorerResult) -> str:
         )
     worst = result.final_min_attention
     selection = (
-        "every sequence puts more than 0.99 of its attention on its relevant token"
-        if worst > 0.99
+        f"every sequence puts more than {SELECTED_ATTENTION:g} of its attention on its relevant token"
+        if worst > SELECTED_ATTENTION
         else f"the worst sequence puts {worst:.2f} of its attention on its relevant token"
     )
-    if cos >= 0.99:
+    if cos >= DIRECTION_COSINE:
         return (
             prefix + f"E.v follows alpha (alignment {corr:.3f}, predicted {result.predicted_correlation:.3f}), "
             f"p converges to p_mm (cos {cos:.3f}) and {selection}"

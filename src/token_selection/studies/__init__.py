@@ -9,9 +9,11 @@ from .intervals import bootstrap_interval, wilson_interval
 from .local_optima import (
     classify_endpoint,
     global_local_case,
+    initial_lean,
     local_optimality_violations,
     one_sided_selection,
     run_start,
+    run_trajectory,
     start_point,
 )
 from .registry import STUDIES, Study, load_or_run
@@ -29,6 +31,7 @@ __all__ = [
     "classify_endpoint",
     "global_local_case",
     "global_local_settings",
+    "initial_lean",
     "load_or_run",
     "local_optimality_violations",
     "make_asymmetric",
@@ -42,6 +45,7 @@ __all__ = [
     "run_global_local",
     "run_negation",
     "run_start",
+    "run_trajectory",
     "start_point",
     "value_signal",
     "wilson_interval",

@@ -4,8 +4,9 @@ Data: the course's generator with uniform frequencies (zipf = 0), ``m`` relevant
 whatever ``V`` is, so every relevant token has the same signed frequency ``alpha_r`` and a larger
 ``V`` only adds irrelevant tokens. One GD step of a *fixed* size ``eta`` on ``E`` (the same in every
 cell, so ``eta / eta*`` grows like ``sqrt(d)``; each cell records its ratio), then normalised GD on
-``p``. A cell's value is the fraction of seeds whose end direction has cosine >= 0.99 with the
-all-relevant max-margin direction (0 when that program is infeasible).
+``p``. A cell's value is the fraction of seeds whose end direction has cosine >= ``DIRECTION_COSINE``
+(the course's one threshold) with the all-relevant max-margin direction (0 when that program is
+infeasible).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from ..theory.max_margin import solve_max_margin
 from ..theory.model import CLSAttention
 from ..theory.one_step import one_step_embeddings, step_size_from_alpha
 from ..theory.synthetic import make_synthetic
+from ..theory.thresholds import DIRECTION_COSINE
 from ..theory.training import train_cls
 from .intervals import wilson_interval
 
@@ -43,7 +45,7 @@ def capacity_settings(scale: str) -> dict[str, Any]:
         "seeds": list(range(8 if full else 3)),
         "steps": 800,
         "lr": 1.0,
-        "cosine_threshold": 0.99,
+        "cosine_threshold": DIRECTION_COSINE,
     }
 
 
@@ -111,6 +113,7 @@ CAPACITY_PROTOCOL = (
     "For each (d, V) cell and seed: course generator with n=200, T=8, delta=0, twins, uniform frequencies (zipf=0), "
     "5 relevant tokens per class; one GD step on E of fixed size eta=80 (eta/eta* recorded per cell, eta* = "
     "2/(sqrt(d) std alpha)); max-margin program for the all-relevant selection (infeasible counts as failure); normalised "
-    "GD on p, 800 steps of length 1. Success: cosine with the all-relevant max-margin direction >= 0.99. Wilson 95% "
-    "intervals per cell; predicted boundary d* = 4 ln(2K)/s^2 from a union bound over K co-occurring pairs."
+    "GD on p, 800 steps of length 1. Success: cosine with the all-relevant max-margin direction >= "
+    f"{DIRECTION_COSINE:g}. Wilson 95% intervals per cell; predicted boundary d* = 4 ln(2K)/s^2 from a union "
+    "bound over K co-occurring pairs (it bounds the ordering of the values, not the selection)."
 )

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..theory.synthetic import make_synthetic
+from ..theory.thresholds import DIRECTION_COSINE
 from .intervals import wilson_interval
 from .local_optima import ENDPOINTS, START_KINDS, classify_endpoint, global_local_case, run_start, start_point
 
@@ -38,7 +39,7 @@ def global_local_settings(scale: str) -> dict[str, Any]:
         "lr": 0.2 if full else 0.3,
         "start_norm": 2.0,
         "start_noise": 0.3,
-        "cosine_threshold": 0.95,
+        "cosine_threshold": DIRECTION_COSINE,
     }
 
 
@@ -93,5 +94,6 @@ GLOBAL_LOCAL_PROTOCOL = (
     "highest-value irrelevant token); normalised GD on p (E, v frozen; fast: 2000 steps of length 0.3, full: 3000 of "
     "0.2) from (a) p of norm 1e-2/sqrt(d) in a random direction, (b) 2/margin along "
     "the keep-negative direction plus 30% random noise, (c) the same random start without the step on E. An end direction "
-    "counts as all-relevant or one-sided when its cosine to that max-margin direction is >= 0.95. Wilson 95% intervals."
+    "counts as all-relevant or one-sided when its cosine to that max-margin direction is "
+    f">= {DIRECTION_COSINE:g}. Wilson 95% intervals."
 )

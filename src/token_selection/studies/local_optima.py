@@ -13,13 +13,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 
 from ..theory.importance import signed_frequency
 from ..theory.max_margin import MaxMarginSolution, solve_max_margin
-from ..theory.model import CLSAttention
+from ..theory.model import CLSAttention, logistic_loss
 from ..theory.one_step import one_step_embeddings, step_size_from_alpha
-from ..theory.training import train_cls
+from ..theory.training import log_spaced_steps, train_cls
 
 START_KINDS = ("random", "near_bad", "no_step")
 """(a) small random p after the one step; (b) p near a one-sided direction after the step; (c) no step on E."""
@@ -125,3 +126,43 @@ def run_start(
     train_cls(model, X, y, steps=steps, lr=lr, method="normalized", log_points=2)
     p = model.p.detach()
     return {name: float(p @ direction / p.norm()) for name, direction in case.directions.items()}
+
+
+def initial_lean(model: CLSAttention, X: torch.Tensor, y: torch.Tensor, p0: torch.Tensor | None = None) -> float:
+    """cos(-grad_p L, v) at ``p0`` (default 0), E and v of ``model`` frozen: how far the first step of GD on p
+    leans towards +v (positive) or -v (negative).
+
+    By the identity -grad_p L . v = mean_j y_j g_j Var_j(E.v) at p = 0 (chapter 10), positive sequences
+    pull towards +v and negative ones towards -v; the sign says which class wins at the start."""
+    start = CLSAttention(model.vocab_size, model.d, dtype=torch.float64)
+    start.load_state_dict(model.state_dict())
+    start.p.data.copy_(torch.zeros(model.d, dtype=torch.float64) if p0 is None else p0)
+    logistic_loss(start(X), y.double()).backward()
+    pull, v = -start.p.grad, start.v.detach()
+    return float(pull @ v / (pull.norm() * v.norm()))
+
+
+def run_trajectory(
+    case: GlobalLocalCase, X: torch.Tensor, y: torch.Tensor, p0: torch.Tensor, *, steps: int, lr: float, points: int = 30
+) -> dict[str, np.ndarray]:
+    """``run_start`` with the direction of p recorded on the way, at about ``points`` log-spaced steps.
+
+    Returns (K,) float64 arrays: "step"; "v": cos(p, v); and one per direction of the case
+    ("all_relevant", "keep_positive", "keep_negative"). Normalised GD has no state besides p, so running
+    it in pieces gives the same end point as ``run_start``."""
+    model = CLSAttention(case.model.vocab_size, case.model.d, dtype=torch.float64)
+    model.load_state_dict(case.model.state_dict())
+    model.p.data.copy_(p0)
+    directions = {"v": model.v.detach() / model.v.detach().norm(), **case.directions}
+    rows, done = [], 0
+    for mark in sorted(log_spaced_steps(steps, points)):
+        stopped = False
+        if mark > done:
+            history = train_cls(model, X, y, steps=mark - done, lr=lr, method="normalized", log_points=2)
+            stopped, done = history.stop_reason.startswith("stopped"), done + history.step[-1]
+        p = model.p.detach()
+        rows.append([done] + [float(p @ direction / p.norm()) for direction in directions.values()])
+        if stopped:  # at the float64 floor: run_start stops here too
+            break
+    table = np.asarray(rows, dtype=np.float64)
+    return {"step": table[:, 0], **{name: table[:, k + 1] for k, name in enumerate(directions)}}

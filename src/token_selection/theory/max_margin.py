@@ -1,4 +1,6 @@
-"""The max-margin token-selection program (the standard form of Tarzanagh et al.; our reading of the paper's Theorem 4.3).
+"""The max-margin token-selection program, in the standard form of Tarzanagh et al. (2023).
+
+That the paper's margin is this program is the course's reading (chapter 4 tags it [inferred]):
 
     p_mm = argmin |p|  s.t.  p . (E_r - E_s) >= 1
 

@@ -129,3 +129,28 @@ def test_load_or_run_reads_a_current_record(tmp_path, monkeypatch):
     assert load_or_run("negation", "fast") == {"marker": 1}
     with pytest.raises(ValueError, match="unknown study"):
         load_or_run("nope", "fast")
+
+
+def test_trajectory_ends_where_run_start_ends_and_lean_follows_the_identity():
+    from token_selection.studies.local_optima import global_local_case, initial_lean, run_start, run_trajectory
+    from token_selection.studies.local_optima import start_point
+    from token_selection.theory.model import logistic_loss
+
+    data = make_synthetic(40, 6, 20, 0.0, seed=0)
+    case = global_local_case(data.X, data.y, data.relevant, 32, 8.0, seed=1)
+    p0 = start_point(case, "random", 1)
+    end = run_start(case, data.X, data.y, p0, steps=60, lr=0.3)
+    path = run_trajectory(case, data.X, data.y, p0, steps=60, lr=0.3, points=8)
+    assert path["step"][-1] == 60 and np.all(np.diff(path["step"]) > 0)
+    for name, cosine in end.items():
+        assert path[name][-1] == pytest.approx(cosine, abs=1e-12)
+    # -grad_p L . v = mean_j y_j g_j Var_j(E.v) at p = 0 (the identity of chapter 10)
+    model = case.model
+    values = model.token_values().detach()[data.X]
+    g = torch.sigmoid(-data.y * values.mean(1))
+    pull_along_v = float((data.y * g * values.var(1, unbiased=False)).mean())
+    logistic_loss(model(data.X), data.y.double()).backward()
+    pull = -model.p.grad
+    assert float(pull @ model.v.detach()) == pytest.approx(pull_along_v, rel=1e-10)
+    lean = initial_lean(case.model, data.X, data.y)
+    assert lean == pytest.approx(pull_along_v / float(pull.norm() * model.v.detach().norm()), rel=1e-10)
