@@ -17,9 +17,9 @@ import argparse
 import sys
 import time
 
+from token_selection.machine import machine_description
 from token_selection.real_data.pipeline import load_data, record_name, record_settings, run_experiment
 from token_selection.real_data.settings import real_data_settings
-from token_selection.real_data.trainer import default_device, hardware_name
 from token_selection.real_data.yelp_stars import run_yelp_stars
 from token_selection.results import read_record
 
@@ -61,7 +61,7 @@ def main() -> None:
     if args.only and len(chosen) != len(args.only):
         sys.exit(f"unknown records in {args.only}; known: {[record_name(*e) for e in EXPERIMENTS]}")
     todo = [e for e in chosen if status(*e) != "current"]
-    print(f"{len(chosen)} full-scale experiments, {len(todo)} to run, on {hardware_name(default_device())}")
+    print(f"{len(chosen)} full-scale experiments, {len(todo)} to run, on {machine_description()}")
     for experiment in chosen:
         print(f"  {record_name(*experiment):40s} record: {status(*experiment)}")
     if args.dry_run:

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from .compute import ExplorerResult
+from .result import ExplorerResult
 
 NOISY_ALIGNMENT = 0.9
 """Below this corr(E.v, alpha) the sentence is about the noise: it blurs the signal, or beats it below 1/sqrt(2)

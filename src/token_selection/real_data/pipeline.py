@@ -19,13 +19,14 @@ from typing import Any
 import torch
 from torch import nn
 
+from ..machine import default_device
 from ..results import missing_record_message, read_record, write_record
 from .checkpoints import train_or_load
 from .encoding import EncodedReviews, prepare_reviews
 from .measurements import binary_metrics, multiclass_metrics
 from .registry import MODEL_KINDS, TRAINING_MODES, build_model, check_kind_and_mode
 from .settings import RealDataSettings, real_data_settings
-from .trainer import TrainingHistory, accuracy, default_device, one_step_size, one_step_then_freeze, train_model
+from .trainer import TrainingHistory, accuracy, one_step_size, one_step_then_freeze, train_model
 
 FULL_COMMAND = "make full (scripts/run_full_scale.py)"
 """How a missing full-scale record is produced."""

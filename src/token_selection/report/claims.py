@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from . import paper_numbers as pn
+from .. import sources as pn
 from .measures import (
     THEORY_RECORD,
     Records,

@@ -3,9 +3,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from token_selection.report import paper_numbers as pn
+from token_selection import sources as pn
 
-SOURCE = Path(__file__).resolve().parents[4] / ".." / "shared" / "sources" / "openreview-discussion.txt"
+SOURCE = Path(__file__).resolve().parents[3] / ".." / "shared" / "sources" / "openreview-discussion.txt"
 
 
 def _printed(row: np.ndarray, decimals: int) -> str:
@@ -32,3 +32,12 @@ def test_table_shapes():
         assert all(row.shape == (20,) for row in table.values())
     for centres, means in pn.REBUTTAL_YELP_STARS.values():
         assert centres.shape == means.shape == (19,)
+
+
+def test_report_paper_numbers_re_exports_every_number_of_the_sources():
+    from token_selection import sources
+    from token_selection.report import paper_numbers
+
+    public = {name for name in vars(sources) if name.isupper()}
+    assert public == set(paper_numbers.__all__)
+    assert all(getattr(paper_numbers, name) is getattr(sources, name) for name in public)
