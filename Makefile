@@ -25,7 +25,7 @@ unexport PYTHONDONTWRITEBYTECODE
 export TOKEN_SELECTION_DATA ?= $(abspath ../shared/data)
 
 .PHONY: records install lock book execute test lint lint-workflows unit nbval notebooks notebook-limits browser explorer-grid \
-        sync-setup-cells colab-check pdf release-check mutation full clean clean-caches
+        sync-setup-cells tidy-notebooks colab-check pdf release-check mutation full clean clean-caches
 
 install: $(STAMP)
 
@@ -68,9 +68,12 @@ book: execute $(MATHJAX) $(PLOTLYJS)
 execute: $(STAMP)
 	$(PY) scripts/execute_notebooks.py
 
+# ruff checks the chapters at their own line length (notebooks/ruff.toml); tidy_notebooks.py --check
+# fails when a chapter is not tidied (a test marker as a comment, glue plumbing shown, code unformatted).
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check src benchmarks
+	$(PY) scripts/tidy_notebooks.py --check
 
 # The GitHub workflows, checked offline.
 lint-workflows: $(STAMP)
@@ -103,7 +106,7 @@ explorer-grid: $(STAMP)
 	$(PY) scripts/build_explorer_grid.py
 
 # Re-execute every chapter at the fast scale and strip outputs, keeping only the
-# cells whose output nbval compares (cell metadata keep_output: true).
+# cells whose output nbval compares (tag nbval-check-output, cell metadata keep_output: true).
 notebooks: $(STAMP)
 	$(PY) scripts/refresh_notebooks.py notebooks/*.ipynb
 
@@ -114,6 +117,10 @@ notebook-limits: $(STAMP)
 # Rewrite every chapter's first code cell from the template, for the repository and ref in _config.yml.
 sync-setup-cells: $(STAMP)
 	$(PY) scripts/sync_setup_cells.py
+
+# Test markers to tags, glue plumbing off the page, code formatted to the book's column (scripts/tidy_notebooks.py).
+tidy-notebooks: $(STAMP)
+	$(PY) scripts/tidy_notebooks.py
 
 # Every chapter as in Colab: the Colab image's versions (ci/colab-versions.txt) in .venv-colab, a
 # stand-in google.colab module, each chapter alone, the course installed by its own first cell.

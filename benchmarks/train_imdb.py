@@ -21,10 +21,11 @@ import time
 
 import torch
 
+from token_selection.machine import machine_description
 from token_selection.real_data.encoding import prepare_reviews
 from token_selection.real_data.registry import build_model
 from token_selection.real_data.settings import real_data_settings
-from token_selection.real_data.trainer import accuracy, hardware_name, train_model
+from token_selection.real_data.trainer import accuracy, train_model
 
 
 def main() -> None:
@@ -51,7 +52,7 @@ def main() -> None:
         f"one-layer model: V = {data.vocab_size:,}, d = {args.d}, T = {settings.T}, batch {settings.batch_size}, "
         f"Adam lr {settings.lr}, at most {settings.epochs} epochs (patience {settings.patience}), float32"
     )
-    print(f"hardware: {hardware_name(device)}; {platform.platform()}; torch {torch.__version__}")
+    print(f"hardware: {machine_description(device)}; {platform.platform()}")
 
     model = build_model("one_layer", data.vocab_size, args.d, seed=settings.seed)
     history = train_model(

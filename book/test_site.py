@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from token_selection.prose import glue_plumbing
+
 ROOT = Path(__file__).resolve().parent.parent
 
 # Console errors that are harmless and expected, each with the reason. Nothing else may appear.
@@ -62,6 +64,45 @@ PLOTLY_LABEL_BOXES = """() => [...document.querySelectorAll('.js-plotly-plot')].
   const visible = b => b.right - b.left > 0 && b.bottom - b.top > 0 && (b.kind === 'plot area' || b.text);
   return {figure, id: plot.id || '', labels: labels.filter(visible), areas: areas.filter(visible)};
 })"""
+
+
+# The window the code column is measured at: the chapters' code is formatted to the characters a code
+# cell shows there (notebooks/ruff.toml, CONTRIBUTING.md), so no code block may scroll sideways.
+READING_VIEWPORT = {"width": 1300, "height": 900}
+
+# Code the reader can open on the page: every <pre> of the article but the cells' outputs, folded
+# cells opened first. For each that scrolls sideways: by how many pixels, and its longest line.
+SCROLLING_CODE = """() => {
+  document.querySelectorAll('article details').forEach(d => { d.open = true; });
+  return [...document.querySelectorAll('article pre')]
+    .filter(pre => !pre.closest('.cell_output') && pre.scrollWidth > pre.clientWidth + 1)
+    .map(pre => ({overflow: pre.scrollWidth - pre.clientWidth,
+                  line: pre.textContent.split('\\n').reduce((a, b) => (b.length > a.length ? b : a), '')}));
+}"""
+
+# The source of every code cell on the page (folded ones included; removed ones are not on the page).
+CELL_SOURCES = "[...document.querySelectorAll('article .cell_input pre')].map(pre => pre.textContent)"
+
+
+def reader_defects(page) -> list[str]:
+    """What a reader should not see on ``page``: test markers, cells that only glue values, code that scrolls sideways.
+
+    Sets the viewport to ``READING_VIEWPORT`` and opens every folded cell.
+    """
+    problems = []
+    if "NBVAL" in page.evaluate("document.querySelector('article').textContent"):
+        problems.append("test machinery shows: the text 'NBVAL' is on the page (use the nbval-check-output tag)")
+    for source in page.evaluate(CELL_SOURCES):
+        if glue_plumbing(source):
+            first = source.strip().splitlines()[0]
+            problems.append(f"a cell that only glues values is shown (tag it remove-cell): {first[:60]!r}")
+    page.set_viewport_size(READING_VIEWPORT)
+    for block in page.evaluate(SCROLLING_CODE):
+        problems.append(
+            f"a code block scrolls sideways by {block['overflow']} px at {READING_VIEWPORT['width']} px: "
+            f"{block['line'].strip()[:70]!r} ({len(block['line'])} characters)"
+        )
+    return problems
 
 
 def unrendered_myst(text: str) -> list[str]:
@@ -170,6 +211,10 @@ def test_page_renders_offline_with_math_and_figures(open_page, path):
     unexpected = [e for e in page.console_errors if not any(known in e for known in KNOWN_HARMLESS_CONSOLE_ERRORS)]
     assert unexpected == [], f"{path}: console errors: {unexpected}"
 
+    # last, as it resizes the window and opens the folded cells
+    defects = reader_defects(page)
+    assert not defects, f"{path}: what the reader should not see:\n" + "\n".join(defects)
+
 
 def test_every_chapter_has_a_colab_launch_button(built_site):
     repository = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]
@@ -254,3 +299,29 @@ def test_checker_catches_overlapping_subplot_titles(browser):
 def test_checker_catches_a_missing_image(browser):
     page = fed_page(browser, '<article class="bd-article"><p>A figure:</p><img src="data:image/png;base64,AAAA"></article>')
     assert any(p.startswith("image that did not load") for p in check_rendered(page))
+
+
+def _code_page(browser, code: str, cell_class: str = "cell_input"):
+    """A fed page whose article, 700 px wide as the book's code column at 1300 px, holds one cell with ``code``."""
+    article = (
+        '<article class="bd-article" style="width: 700px"><p>Prose.</p>'
+        f'<div class="cell"><div class="{cell_class}"><div class="highlight">'
+        f'<pre style="overflow-x: auto; font: 14px monospace; padding: 16px">{code}</pre></div></div></div></article>'
+    )
+    return fed_page(browser, article)
+
+
+def test_reader_checker_catches_a_code_block_that_scrolls(browser):
+    long_line = "x = " + " + ".join(["value"] * 20)
+    problems = reader_defects(_code_page(browser, long_line))
+    assert len(problems) == 1 and problems[0].startswith("a code block scrolls sideways"), problems
+    assert reader_defects(_code_page(browser, "x = 1\ny = x + 1")) == []
+    assert reader_defects(_code_page(browser, long_line, cell_class="cell_output")) == []  # outputs are not code
+
+
+def test_reader_checker_catches_test_markers_and_glue_plumbing(browser):
+    marked = reader_defects(_code_page(browser, "# NBVAL_CHECK_OUTPUT\nprint(1)"))
+    assert [p.split(":")[0] for p in marked] == ["test machinery shows"], marked
+    glued = reader_defects(_code_page(browser, 'glue("ch9-a", 1)\nglue("ch9-b", 2)'))
+    assert len(glued) == 1 and glued[0].startswith("a cell that only glues values"), glued
+    assert reader_defects(_code_page(browser, 'a = 1\nglue("ch9-a", a)')) == []

@@ -1,8 +1,11 @@
 """Execute chapter notebooks at the fast scale and strip their outputs.
 
-Only cells whose output nbval compares keep it: they carry ``# NBVAL_CHECK_OUTPUT``
-and the cell metadata ``keep_output: true`` (which this script sets). Everything
-else is stripped by nbstripout, so the committed notebooks stay small.
+Only cells whose output nbval compares keep it: they carry the cell tag
+``nbval-check-output`` (which nbval reads, and readers do not see) and the cell
+metadata ``keep_output: true`` (which this script sets, and nbstripout keeps outputs
+by). Everything else is stripped by nbstripout, so the committed notebooks stay small.
+A ``# NBVAL_CHECK_OUTPUT`` comment left in a cell is turned into the tag first
+(``tidy_notebooks.marker_tags``).
 
     python scripts/refresh_notebooks.py notebooks/03_one_step.ipynb [...]
 """
@@ -17,8 +20,7 @@ from pathlib import Path
 
 import nbformat
 from execute_notebooks import execute
-
-MARKER = "# NBVAL_CHECK_OUTPUT"
+from tidy_notebooks import marker_tags
 
 
 def refresh(path: Path, limit: float | None) -> float:
@@ -30,8 +32,7 @@ def refresh(path: Path, limit: float | None) -> float:
     for cell in nb.cells:
         if cell.cell_type == "code":
             cell.metadata.pop("keep_output", None)
-            if cell.source.lstrip().startswith(MARKER):
-                cell.metadata["keep_output"] = True
+            marker_tags(cell)  # sets keep_output on the cells tagged nbval-check-output
     nbformat.write(nb, path)
     subprocess.run([sys.executable, "-m", "nbstripout", "--keep-id", str(path)], check=True)
     # nbstripout drops every execution count, but nbval treats a cell with outputs and no

@@ -22,10 +22,11 @@ import sys
 import threading
 import time
 
+from token_selection.machine import default_device
+from token_selection.machine import machine_description as hardware_name
 from token_selection.real_data.diagnoses import DIAGNOSES
 from token_selection.real_data.pipeline import load_data, record_name, record_settings, run_seeds
 from token_selection.real_data.settings import seed_count
-from token_selection.real_data.trainer import default_device, hardware_name
 from token_selection.real_data.yelp_stars import prepare_yelp_stars
 from token_selection.report.catalogue import EXPERIMENTS, Entry, preset_of, record_state
 from token_selection.results import write_record

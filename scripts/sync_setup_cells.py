@@ -27,7 +27,8 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 
 SETUP_CELL = """\
-# Setup. In Colab: install the course package from the course repository. Elsewhere: nothing to install.
+# Setup. In Colab: install the course package from the course repository.
+# Elsewhere: nothing to install.
 import os
 import shutil
 import subprocess
@@ -37,36 +38,73 @@ from importlib import metadata
 COURSE_REPOSITORY = "{url}"
 COURSE_REF = "{ref}"
 
+
+# Every installed distribution: lower-case name -> version.
+def installed() -> dict[str, str]:
+    return {{
+        dist.metadata["Name"].lower(): dist.version
+        for dist in metadata.distributions()
+    }}
+
+
 if "google.colab" in sys.modules:
-    # COURSE_PACKAGE lets a fork, or the course's own Colab check, install from somewhere else.
-    package = os.environ.get("COURSE_PACKAGE", f"token_selection @ git+{{COURSE_REPOSITORY}}@{{COURSE_REF}}")
-    before = {{dist.metadata["Name"].lower(): dist.version for dist in metadata.distributions()}}
-    # uv when the image has it (Colab's does), pip otherwise; both keep what already satisfies the course's ranges.
+    # COURSE_PACKAGE lets a fork, or the course's own Colab check, install
+    # from somewhere else.
+    package = os.environ.get(
+        "COURSE_PACKAGE",
+        f"token_selection @ git+{{COURSE_REPOSITORY}}@{{COURSE_REF}}",
+    )
+    before = installed()
+    # uv when the image has it (Colab's does), pip otherwise; both keep what
+    # already satisfies the course's ranges.
     uv = shutil.which("uv")
-    installer = [uv, "pip", "install", "--system", "--python", sys.executable] if uv else [sys.executable, "-m", "pip", "install"]
-    result = subprocess.run([*installer, package], capture_output=True, text=True)
+    if uv:
+        installer = [uv, "pip", "install", "--system"]
+        installer += ["--python", sys.executable]
+    else:
+        installer = [sys.executable, "-m", "pip", "install"]
+    result = subprocess.run(
+        [*installer, package],
+        capture_output=True,
+        text=True,
+    )
     if result.returncode != 0:
-        raise RuntimeError(f"{{'uv' if uv else 'pip'}} could not install {{package}}:\\n{{result.stdout}}\\n{{result.stderr}}")
-    after = {{dist.metadata["Name"].lower(): dist.version for dist in metadata.distributions()}}
+        tool = "uv" if uv else "pip"
+        output = f"{{result.stdout}}\\n{{result.stderr}}"
+        raise RuntimeError(f"{{tool}} could not install {{package}}:\\n{{output}}")
+    after = installed()
     if after != before:
         print((result.stdout + result.stderr).strip())
-    # Colab has already imported some of its packages: a changed one is only picked up after a restart.
-    changed = [f"{{name}} {{old}} -> {{after.get(name, 'removed')}}" for name, old in before.items() if after.get(name) != old]
+    # Colab has already imported some of its packages: a changed one is only
+    # picked up after a restart.
+    changed = [
+        f"{{name}} {{old}} -> {{after.get(name, 'removed')}}"
+        for name, old in before.items()
+        if after.get(name) != old
+    ]
     if changed:
         raise SystemExit(
-            "Installing the course changed packages Colab had already loaded: " + ", ".join(changed)
-            + ". Restart the session (Runtime > Restart session) and run the notebook again from the top."
+            "Installing the course changed packages Colab had already "
+            f"loaded: {{', '.join(changed)}}. Restart the session (Runtime > "
+            "Restart session) and run the notebook again from the top."
         )
 
 import torch
 
 import token_selection as ts
 
-device = f"GPU ({{torch.cuda.get_device_name(0)}})" if torch.cuda.is_available() else "CPU (no GPU found)"
-print(f"token_selection {{ts.__version__}} on {{device}}; compute scale: {{ts.compute_scale()}}.")
+if torch.cuda.is_available():
+    device = f"GPU ({{torch.cuda.get_device_name(0)}})"
+else:
+    device = "CPU (no GPU found)"
 print(
-    "For the paper's settings, set TOKEN_SELECTION_SCALE=full before running the chapter: "
-    "`%env TOKEN_SELECTION_SCALE=full` in Colab (choose a GPU runtime), `TOKEN_SELECTION_SCALE=full make book` locally."
+    f"token_selection {{ts.__version__}} on {{device}}; "
+    f"compute scale: {{ts.compute_scale()}}."
+)
+print(
+    "For the paper's settings, set TOKEN_SELECTION_SCALE=full before "
+    "running the chapter: `%env TOKEN_SELECTION_SCALE=full` in Colab "
+    "(on a GPU runtime), `TOKEN_SELECTION_SCALE=full make book` locally."
 )"""
 
 # Files that may name the course repository, relative to the repository root.

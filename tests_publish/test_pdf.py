@@ -11,9 +11,13 @@ from pathlib import Path
 import build_pdf
 import nbformat
 import pytest
+from bs4 import BeautifulSoup
+
+from token_selection.prose import glue_plumbing
 
 ROOT = Path(__file__).resolve().parent.parent
 PDF = ROOT / "_build" / "pdf" / "course.pdf"
+PRINTED_PAGE = ROOT / "_build" / "singlehtml" / "course.html"
 
 
 def pdf_text(path: Path) -> tuple[int, str]:
@@ -43,17 +47,73 @@ def test_book_pdf_has_every_chapter_title_and_a_sane_page_count():
     assert missing == [], f"chapter titles not found in the PDF: {missing}"
 
 
+def pdf_lines(path: Path) -> list[str]:
+    """The text of ``path``, line by line as the PDF sets it (a wrapped code line is two lines here)."""
+    pypdf = pytest.importorskip("pypdf")
+    return [line for page in pypdf.PdfReader(path).pages for line in (page.extract_text() or "").split("\n")]
+
+
+def printed_code(html: str) -> tuple[list[str], list[str]]:
+    """The code blocks of the one-page build that the PDF shows, and the sources of its code cells among them.
+
+    A block is a <pre> outside the cells' outputs and outside folded cells (which print closed).
+    """
+    soup = BeautifulSoup(html, "html.parser")
+    blocks = [pre for pre in soup.find_all("pre") if not pre.find_parent(class_="cell_output") and not pre.find_parent("details")]
+    cells = [pre.get_text() for pre in blocks if pre.find_parent(class_="cell_input")]
+    return [pre.get_text() for pre in blocks], cells
+
+
+def cut_code_lines(blocks: list[str], lines: list[str]) -> list[str]:
+    """Every line of the code ``blocks`` that no line of the PDF holds whole (spaces aside): a line the PDF broke."""
+    held = "\n".join(re.sub(r"\s+", "", line) for line in lines)
+    whole = set(held.split("\n"))
+    cut = []
+    for block in blocks:
+        for line in block.split("\n"):
+            key = re.sub(r"\s+", "", line)
+            if key and key not in whole and key not in held:
+                cut.append(line.strip())
+    return cut
+
+
+def test_book_pdf_shows_no_test_machinery_no_glue_plumbing_and_cuts_no_code_line():
+    if not PDF.is_file() or not PRINTED_PAGE.is_file():
+        pytest.fail(f"no {PDF.relative_to(ROOT)} or {PRINTED_PAGE.relative_to(ROOT)}: run `make pdf` (after `make book`)")
+    lines = pdf_lines(PDF)
+    assert not [line for line in lines if "NBVAL" in line], "test machinery shows in the PDF: the text 'NBVAL'"
+    blocks, cells = printed_code(PRINTED_PAGE.read_text())
+    glued = [source.strip().splitlines()[0] for source in cells if glue_plumbing(source)]
+    assert glued == [], f"cells that only glue values are printed (tag them remove-cell): {glued}"
+    cut = cut_code_lines(blocks, lines)
+    assert cut == [], f"{len(cut)} code line(s) broken in the PDF (longer than the printed column):\n" + "\n".join(cut[:20])
+
+
+def test_cut_code_lines_finds_a_line_the_pdf_broke():
+    blocks = ["x = compute(a, b)\n\nprint(f'{x:.2f} is the answer')", "y = 1"]
+    assert cut_code_lines(blocks, ["x = compute(a, b)", "print(f'{x:.2f} is the", "answer')", "y = 1"]) == [
+        "print(f'{x:.2f} is the answer')"
+    ]
+    assert cut_code_lines(blocks, ["x  =  compute(a, b)", "1 / 3 print(f'{x:.2f} is the answer')", "y = 1"]) == []
+
+
+LONG_CODE_LINE = "long_line = " + " + ".join(f"term_{k}" for k in range(16))
+"""A code line of 159 characters, about twice what the printed column holds."""
+
+
 def make_tiny_book(root: Path) -> None:
-    """Two pages, with math and a figure; MathJax served from the site as the course does."""
+    """Two pages, with math, a figure and a code line too long to print whole; MathJax and the course's print CSS."""
     mathjax = ROOT / "book" / "_static" / "mathjax"
     if not (mathjax / "tex-chtml.js").is_file():
         pytest.fail("book/_static/mathjax is missing: run `make book` once (it fetches MathJax)")
     (root / "_static").mkdir(parents=True)
     os.symlink(mathjax, root / "_static" / "mathjax")
+    os.symlink(ROOT / "book" / "_static" / "print.css", root / "_static" / "print.css")
     (root / "_config.yml").write_text(
         "title: Tiny\nonly_build_toc_files: true\nexecute:\n  execute_notebooks: force\n"
         "parse:\n  myst_enable_extensions: [amsmath, dollarmath]\n"
         "sphinx:\n  config:\n    mathjax_path: mathjax/tex-chtml.js\n    html_static_path: ['_static']\n"
+        "    html_css_files: ['print.css']\n"
     )
     (root / "_toc.yml").write_text("format: jb-book\nroot: intro\nchapters:\n  - file: chapter\n")
     (root / "intro.md").write_text("# A tiny introduction\n\nInline $a^2 + b^2$ and\n\n$$\nf(X) = \\sum_i q_i u_i\n$$\n")
@@ -62,6 +122,7 @@ def make_tiny_book(root: Path) -> None:
     notebook.cells = [
         nbformat.v4.new_markdown_cell("# The `second` page\n\nA figure:"),
         nbformat.v4.new_code_cell("import matplotlib.pyplot as plt\nplt.plot([0, 1], [1, 0])\nplt.show()"),
+        nbformat.v4.new_code_cell(f"short_line = 1\n{LONG_CODE_LINE}"),
     ]
     nbformat.write(notebook, root / "chapter.ipynb")
 
@@ -78,6 +139,8 @@ def test_build_pdf_prints_a_small_book_with_its_titles_math_and_figure(tmp_path)
     assert "$" not in text, "raw TeX left in the PDF: MathJax did not typeset before printing"
     assert "∑" in text, "the display equation is missing"
     assert len(list((tmp_path / "book" / "_build" / "singlehtml" / "_images").glob("*.png"))) == 1
+    blocks, _ = printed_code((tmp_path / "book" / "_build" / "singlehtml" / "course.html").read_text())
+    assert cut_code_lines(blocks, pdf_lines(output)) == [LONG_CODE_LINE]  # broken, not cut off at the margin
 
 
 def test_page_title_strips_markup_and_requires_a_heading(tmp_path):

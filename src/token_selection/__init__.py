@@ -11,11 +11,12 @@ reverse. The names the chapters use are importable from here.
 
 from ._version import __version__
 from .exercises import check_exercise
-from .explorer.compute import ExplorerResult, explore
+from .explorer.compute import explore
 from .explorer.config import ExplorerConfig
 from .explorer.grid import load_or_compute_grid
 from .explorer.live import LiveExplorer, live_explorer
 from .explorer.panels import draw_panels
+from .explorer.result import ExplorerResult
 from .explorer.static import static_explorer
 from .real_data.arms import arms_table, run_arms
 from .real_data.attention_variants import AttentionMLP, KeyQueryTwoLayerAttention, MultiClassCLSAttention

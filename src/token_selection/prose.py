@@ -7,6 +7,7 @@ Jupyter), nothing is recorded and the cells still run.
 
 from __future__ import annotations
 
+import ast
 from typing import Any
 
 import numpy as np
@@ -33,3 +34,41 @@ def glue(name: str, value: Any, display: bool = False) -> None:
     """Record ``value`` (a number or a short text) under ``name`` for the prose (``display``: also show it here)."""
     if _myst_glue is not None:
         _myst_glue(name, plain(value), display=display)
+
+
+def _is_glue_call(node: ast.AST) -> bool:
+    """Whether ``node`` is a call of ``glue`` (or of ``something.glue``)."""
+    if not isinstance(node, ast.Call):
+        return False
+    function = node.func
+    return (isinstance(function, ast.Name) and function.id == "glue") or (
+        isinstance(function, ast.Attribute) and function.attr == "glue"
+    )
+
+
+def _is_plumbing(statement: ast.stmt) -> bool:
+    """A ``glue(...)`` call, an import of ``glue`` alone, or a loop whose body is only such statements."""
+    if isinstance(statement, ast.Expr):
+        return _is_glue_call(statement.value)
+    if isinstance(statement, (ast.Import, ast.ImportFrom)):
+        return all(alias.name.rpartition(".")[2] == "glue" for alias in statement.names)
+    if isinstance(statement, ast.For) and not statement.orelse:
+        return all(_is_plumbing(inner) for inner in statement.body)
+    return False
+
+
+def glue_plumbing(source: str) -> bool:
+    """Whether the code ``source`` only hands values to the prose: every statement glues, nothing else.
+
+    True when each statement is a ``glue(...)`` call, an import of ``glue``, or a ``for``
+    loop whose body is only ``glue(...)`` calls (comments and blank lines aside), and there
+    is at least one call. Such a cell is plumbing for the book, not code a reader needs to
+    see; it is removed from the rendered page (``scripts/tidy_notebooks.py``). Source that
+    does not parse as Python (an IPython magic) is not plumbing.
+    """
+    try:
+        body = ast.parse(source).body
+    except SyntaxError:
+        return False
+    calls = [node for statement in body for node in ast.walk(statement) if _is_glue_call(node)]
+    return bool(calls) and all(_is_plumbing(statement) for statement in body)

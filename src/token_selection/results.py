@@ -15,15 +15,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import platform
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-import torch
-
 from ._version import __version__
+from .machine import machine_description
 
 RECORD_VERSION = 1
 """Bump when the layout of a record changes."""
@@ -50,12 +48,6 @@ def record_path(name: str, scale: str) -> Path:
     if scale not in SCALES:
         raise ValueError(f"scale must be one of {SCALES}, got {scale!r}")
     return records_dir() / f"{name}.{scale}.json"
-
-
-def machine_description() -> str:
-    """The processor, core count and accelerator: where a record was produced."""
-    gpu = f", GPU {torch.cuda.get_device_name(0)}" if torch.cuda.is_available() else ", no GPU"
-    return f"{platform.machine()}, {os.cpu_count()} CPU cores{gpu}, torch {torch.__version__}"
 
 
 def write_record(

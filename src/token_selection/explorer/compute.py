@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 import torch
@@ -27,60 +27,13 @@ from ..theory.synthetic import make_synthetic
 from ..theory.training import train_cls
 from .config import ExplorerConfig
 from .notice import what_to_notice
+from .result import ExplorerResult
 
 STAGES = ("drawing data", "one step on E", "max-margin program", "training p", "drawing panels")
 """What ``explore`` (and then the drawing) is doing, in order; reported through ``on_stage``."""
 
 SELECTED_MASS = 0.01
 """A relevant token counts as selected in a sequence when it holds at least this attention mass."""
-
-
-@dataclass(frozen=True)
-class ExplorerResult:
-    """Everything the three panels show, for one ``ExplorerConfig``.
-
-    token_class: (V,) int64 in {-1, 0, +1}; alpha: (V,) signed frequency;
-    values: (V,) ``E_s . v`` after the one step; scores: (V,) ``E_s . p / |p|`` after training p.
-    eta_star, step_size: ``eta*`` of the data and the step taken (``step_factor * eta*``).
-    correlation, slope: corr(values, alpha) and the least-squares slope of values on alpha;
-    predicted_correlation: ``r / sqrt(1 + r^2)`` at ``r = step_factor``;
-    predicted_slope: ``step_size |v|^2 / 2`` (the one-step formula).
-    history: arrays ``step``, ``cosine``, ``mean_relevant_attention``, ``min_relevant_attention``,
-    ``p_norm``, ``loss`` from ``train_cls`` (cosine is all NaN when there is no p_mm).
-    final_cosine: cos(p, p_mm) at the end, or None without p_mm; max_margin_message says why not.
-    relevant_per_sequence: mean number of distinct relevant tokens per sequence;
-    irrelevant_share: share of positions holding an irrelevant token.
-    selected_fraction: share of (sequence, relevant token) pairs holding >= ``SELECTED_MASS``;
-    selected_per_sequence: mean number of relevant tokens selected per sequence;
-    missed_fraction: share of sequences whose relevant mass is below 1/2;
-    selection_cosine: cos(p, max-margin direction of p's own selection), None when undefined.
-    notice: one sentence saying what to see, computed from these numbers.
-    """
-
-    config: ExplorerConfig
-    token_class: np.ndarray
-    alpha: np.ndarray
-    values: np.ndarray
-    scores: np.ndarray
-    eta_star: float
-    step_size: float
-    correlation: float
-    predicted_correlation: float
-    slope: float
-    predicted_slope: float
-    history: dict[str, np.ndarray]
-    final_cosine: float | None
-    max_margin_message: str
-    stop_reason: str
-    relevant_per_sequence: float
-    irrelevant_share: float
-    selected_fraction: float
-    selected_per_sequence: float
-    selection_cosine: float | None
-    missed_fraction: float
-    final_min_attention: float
-    final_mean_attention: float
-    notice: str
 
 
 def correlation(x: np.ndarray, y: np.ndarray) -> float:

@@ -39,8 +39,9 @@ from pathlib import Path
 import numpy as np
 
 from ..theory.synthetic import make_synthetic
-from .compute import ExplorerResult, explore
+from .compute import explore
 from .config import DEFAULT_CONFIG
+from .result import ExplorerResult
 
 GRID_AXES: dict[str, tuple] = {
     "delta": (0.0, 0.1, 0.3, 0.5),

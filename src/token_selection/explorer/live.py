@@ -10,9 +10,10 @@ import html
 import time
 from dataclasses import asdict
 
-from .compute import STAGES, ExplorerResult, explore
+from .compute import STAGES, explore
 from .config import DEFAULT_CONFIG, ExplorerConfig
 from .panels import draw_panels, figure_png, notice_html
+from .result import ExplorerResult
 
 D_OPTIONS = (8, 16, 32, 64, 128, 256, 512, 1024, 2048)
 T_OPTIONS = (1, 2, 4, 8, 16, 32, 64, 128)

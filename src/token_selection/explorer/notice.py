@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..theory.thresholds import DIRECTION_COSINE, SELECTED_ATTENTION
-
-if TYPE_CHECKING:
-    from .compute import ExplorerResult
+from .result import ExplorerResult
 
 NOISY_ALIGNMENT = 0.9
 """Below this corr(E.v, alpha) the sentence is about the noise: it blurs the signal, or beats it below 1/sqrt(2)

@@ -10,7 +10,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from ..theory.plots import plot_against_importance
-from .compute import ExplorerResult
+from .result import ExplorerResult
 
 
 def draw_panels(result: ExplorerResult, *, width: float = 15.0) -> Figure:

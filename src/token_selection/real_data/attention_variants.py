@@ -38,16 +38,11 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from ..theory.model import gather_tokens, masked_softmax
+from ..theory.model import draw_normal, gather_tokens, init_embeddings, masked_softmax
 from ..validation import ArrayLike, check_mask, check_positive_int, check_tokens
 
 DEFAULT_CHUNK = 1024
 """Sequences per chunk in ``forward``/``attention`` of models that build (B, T, d) tensors."""
-
-
-def _normal(shape: tuple[int, ...], gen: torch.Generator, scale: float, dtype: torch.dtype) -> torch.Tensor:
-    """N(0, scale^2) entries drawn in float64 (so every dtype sees the same numbers), then cast."""
-    return torch.randn(*shape, generator=gen, dtype=torch.float64).mul_(scale).to(dtype)
 
 
 class _AttendedEmbeddings(torch.autograd.Function):
@@ -89,14 +84,8 @@ class _VariantBase(nn.Module):
 
     def _init_common(self, vocab_size: int, d: int, seed: int, dtype: torch.dtype) -> torch.Generator:
         """Set ``E``, ``v``, ``p``; return the seeded generator for the subclass's further draws."""
-        self.vocab_size = check_positive_int(vocab_size, "vocab_size")
-        self.d = check_positive_int(d, "d")
-        if not dtype.is_floating_point:
-            raise ValueError(f"dtype must be a floating-point dtype, got {dtype}")
-        gen = torch.Generator().manual_seed(int(seed))
-        self.E = nn.Parameter(_normal((vocab_size, d), gen, d**-0.5, dtype))
-        self.v = nn.Parameter(_normal((d,), gen, d**-0.5, dtype))
-        self.p = nn.Parameter(torch.zeros(d, dtype=dtype))
+        gen = init_embeddings(self, vocab_size, d, seed=seed, dtype=dtype)
+        self.p = nn.Parameter(torch.zeros(self.d, dtype=dtype))
         return gen
 
     def _checked(self, X: ArrayLike, mask: ArrayLike | None) -> tuple[torch.Tensor, torch.Tensor | None]:
@@ -214,7 +203,7 @@ class AttentionMLP(_VariantBase):
         super().__init__()
         gen = self._init_common(vocab_size, d, seed, dtype)
         self.hidden = d if hidden is None else check_positive_int(hidden, "hidden")
-        self.W_in = nn.Parameter(_normal((self.hidden, d), gen, (2 / d) ** 0.5, dtype))
+        self.W_in = nn.Parameter(draw_normal((self.hidden, d), gen, (2 / d) ** 0.5, dtype))
         self.b = nn.Parameter(torch.zeros(self.hidden, dtype=dtype))
         self.W_out = nn.Parameter(torch.zeros(d, self.hidden, dtype=dtype))
 
@@ -256,7 +245,7 @@ class MultiClassCLSAttention(_VariantBase):
         gen = self._init_common(vocab_size, d, seed, dtype)
         self.num_classes = check_positive_int(num_classes, "num_classes", minimum=2)
         self.v.requires_grad_(False)
-        self.W = nn.Parameter(_normal((self.num_classes, d), gen, d**-0.5, dtype))
+        self.W = nn.Parameter(draw_normal((self.num_classes, d), gen, d**-0.5, dtype))
 
     def token_scores(self) -> torch.Tensor:
         """``E p``: (V,) every token's attention score."""

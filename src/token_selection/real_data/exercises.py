@@ -14,8 +14,8 @@ import numpy as np
 import torch
 
 from ..exercises import check_exercise
-from ..studies.synthetic_variants import class_importance
 from ..theory.importance import posterior_gap
+from ..theory.multiclass import class_importance
 from .measurements import rebuttal_bins, signed_frequency_accuracy
 
 

@@ -15,8 +15,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..report.paper_numbers import REBUTTAL_BIN_CENTRES
+from ..sources import REBUTTAL_BIN_CENTRES
 from ..theory.importance import BinnedStats, bin_by_importance, posterior_gap, signed_frequency, token_counts
+from ..theory.multiclass import class_importance
 from ..theory.shape import ShapeVerdict, classify_shape
 from ..validation import ArrayLike, as_tensor
 from .encoding import PAD_ID, UNK_ID, EncodedReviews, EncodedSplit
@@ -117,8 +118,6 @@ def multiclass_metrics(model: nn.Module, data: EncodedReviews, *, min_count: int
 
     Tokens seen fewer than ``min_count`` times in training, ``<pad>`` and ``<unk>`` are left out.
     """
-    from ..studies.synthetic_variants import class_importance
-
     num_classes = int(model.num_classes)
     importance = class_importance(data.train.X, data.train.y, num_classes, data.vocab_size, data.train.mask)
     seen = torch.bincount(data.train.X[data.train.mask], minlength=data.vocab_size) >= min_count

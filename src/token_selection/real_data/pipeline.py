@@ -24,13 +24,14 @@ import torch
 from torch import nn
 
 from ..intervals import seed_interval
+from ..machine import default_device
 from ..results import missing_record_message, read_record, write_record
 from .checkpoints import train_or_load
 from .encoding import EncodedReviews, prepare_reviews
 from .measurements import binary_metrics, multiclass_metrics
 from .registry import MODEL_KINDS, TRAINING_MODES, build_model, check_kind_and_mode
 from .settings import RealDataSettings, real_data_settings, seed_count
-from .trainer import TrainingHistory, accuracy, default_device, one_step_size, one_step_then_freeze, train_model
+from .trainer import TrainingHistory, accuracy, one_step_size, one_step_then_freeze, train_model
 
 FULL_COMMAND = "make full (scripts/run_records.py --scale full)"
 FAST_COMMAND = "make records (scripts/run_records.py --scale fast)"

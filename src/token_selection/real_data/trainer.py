@@ -16,7 +16,6 @@ then ``E`` frozen while ``p`` and ``v`` train.
 from __future__ import annotations
 
 import copy
-import platform
 import time
 from dataclasses import asdict, dataclass, field
 
@@ -24,36 +23,14 @@ import torch
 from torch import nn
 from tqdm.auto import tqdm
 
+from ..machine import default_device, machine_description
 from ..theory.model import CLSAttention, logistic_loss
 from ..theory.one_step import one_step_embeddings, step_size_threshold
 from ..validation import check_positive_int
 from .encoding import EncodedSplit
 
-
-def default_device() -> torch.device:
-    """CUDA when available, else the CPU."""
-    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-
-
-def hardware_name(device: torch.device | str) -> str:
-    """A short description of ``device``: the GPU's name, or the CPU with its thread count."""
-    device = torch.device(device)
-    if device.type == "cuda":
-        return f"{torch.cuda.get_device_name(device)} (CUDA)"
-    threads = torch.get_num_threads()
-    return f"CPU {cpu_model()}, {threads} thread{'s' if threads > 1 else ''}"
-
-
-def cpu_model() -> str:
-    """The processor's model name (from /proc/cpuinfo on Linux), else the machine type."""
-    try:
-        with open("/proc/cpuinfo") as handle:
-            for line in handle:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
+# The names chapter 6 and the scripts import from here; one description of where code runs.
+hardware_name = machine_description
 
 
 @dataclass
@@ -170,7 +147,7 @@ def train_model(
     optimiser = adam([p for p in model.parameters() if p.requires_grad], lr)
     X, mask, y = train_split.X.to(device), train_split.mask.to(device), train_split.y.to(device)
     generator = torch.Generator().manual_seed(int(seed))
-    history = TrainingHistory(hardware=hardware_name(device))
+    history = TrainingHistory(hardware=machine_description(device))
     best_state, waited = copy.deepcopy(model.state_dict()), 0
     best_accuracy = evaluate(model, validation, batch_size=4 * batch_size)[1]
     start = time.perf_counter()

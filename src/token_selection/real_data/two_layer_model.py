@@ -23,8 +23,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..theory.model import gather_tokens, masked_softmax, token_table
-from ..validation import ArrayLike, check_mask, check_positive_int, check_tokens
+from ..theory.model import gather_tokens, init_embeddings, masked_softmax, token_table
+from ..validation import ArrayLike, check_mask, check_tokens
 
 
 class _GatherDot(torch.autograd.Function):
@@ -74,14 +74,7 @@ class TwoLayerCLSAttention(nn.Module):
 
     def __init__(self, vocab_size: int, d: int, *, seed: int = 0, dtype: torch.dtype = torch.float32) -> None:
         super().__init__()
-        self.vocab_size = check_positive_int(vocab_size, "vocab_size")
-        self.d = check_positive_int(d, "d")
-        if not dtype.is_floating_point:
-            raise ValueError(f"dtype must be a floating-point dtype, got {dtype}")
-        gen = torch.Generator().manual_seed(int(seed))
-        scale = d**-0.5
-        self.E = nn.Parameter(torch.randn(vocab_size, d, generator=gen, dtype=torch.float64).mul_(scale).to(dtype))
-        self.v = nn.Parameter(torch.randn(d, generator=gen, dtype=torch.float64).mul_(scale).to(dtype))
+        init_embeddings(self, vocab_size, d, seed=seed, dtype=dtype)
         self.p1 = nn.Parameter(torch.zeros(d, dtype=dtype))
         self.p2 = nn.Parameter(torch.zeros(d, dtype=dtype))
 

@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from .. import sources as pn
 from ..intervals import show_interval
-from . import paper_numbers as pn
 from .measures import (
     THEORY_RECORD,
     Records,

@@ -1,8 +1,9 @@
 """Synthetic data and a full-batch trainer for the reviewers' variants: K classes, co-occurrence ("shielding").
 
-The K-class generator (one relevant token per sequence, ours), the per-class importance
-``P(k|s) - 1/K``, a full-batch Adam trainer for any of the course's models, and data on
-which a token's role shows only through what it co-occurs with.
+The K-class generator (one relevant token per sequence, ours), a full-batch Adam trainer
+for any of the course's models, and data on which a token's role shows only through what it
+co-occurs with. The per-class importance ``P(k|s) - 1/K`` (``class_importance``) lives in
+``theory.multiclass``; it is importable from here too, where chapter 8 imports it.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from torch import nn
 from ..real_data.attention_variants import MultiClassCLSAttention
 from ..theory.model import CLSAttention, logistic_loss
 from ..theory.multiclass import check_class_labels
+from ..theory.multiclass import class_importance as class_importance  # re-exported
 from ..theory.synthetic import zipf_probabilities
 from ..validation import ArrayLike, check_labels, check_mask, check_positive_int, check_tokens
 
@@ -56,23 +58,6 @@ def make_multiclass_synthetic(
     token_class = np.full(vocab_size, -1, dtype=np.int64)
     token_class[: K * m] = np.repeat(np.arange(K), m)
     return MultiClassData(torch.from_numpy(X), torch.from_numpy(y), torch.from_numpy(token_class), torch.from_numpy(relevant))
-
-
-def class_importance(
-    X: ArrayLike, y: ArrayLike, num_classes: int, vocab_size: int, mask: ArrayLike | None = None
-) -> torch.Tensor:
-    """``P(k|s) - 1/K`` over the occurrences of each token: (V, K) float64; NaN for unseen tokens.
-
-    The K-class analogue of the posterior gap (which for K = 2 is twice this for k = 1).
-    """
-    X = check_tokens(X, vocab_size)
-    mask = check_mask(mask, X)
-    y = check_class_labels(y, X.shape[0], num_classes).to(X.device)
-    real = torch.ones_like(X, dtype=torch.bool) if mask is None else mask
-    counts = torch.zeros(vocab_size, num_classes, dtype=torch.float64, device=X.device)
-    counts.index_put_((X[real], y[:, None].expand_as(X)[real]), torch.ones(int(real.sum()), dtype=torch.float64), accumulate=True)
-    total = counts.sum(1, keepdim=True)
-    return torch.where(total > 0, counts / total.clamp(min=1) - 1.0 / num_classes, torch.full_like(counts, float("nan")))
 
 
 def train_full_batch(

@@ -24,3 +24,35 @@ def test_glue_records_through_myst_nb(monkeypatch):
 def test_glue_without_myst_nb_records_nothing(monkeypatch):
     monkeypatch.setattr(prose, "_myst_glue", None)
     prose.glue("x", 1.0)  # no error: Colab has no myst-nb
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'glue("ch9-n", 3)\nglue("ch9-m", 4, display=False)',
+        '# the numbers the prose quotes\nfrom token_selection.prose import glue\n\nglue("a", a)',
+        'for name, value in {"a": 1, "b": b}.items():\n    glue(f"ch11-{name}", value, display=False)',
+        'for key in ("n", "T"):\n    glue(f"ch10-{key}", settings[key])\nglue("ch10-x", 1)',
+        'ts.glue("x", 1)',
+    ],
+)
+def test_glue_plumbing_recognises_cells_that_only_glue(source):
+    assert prose.glue_plumbing(source)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "",
+        "from token_selection.prose import glue",
+        'x = 1\nglue("x", x)',
+        'glue("x", 1)\nprint(x)',
+        "for k in keys:\n    glue(k, 1)\n    total += 1",
+        "for k in keys:\n    glue(k, 1)\nelse:\n    pass",
+        'from token_selection.prose import glue, plain\nglue("x", 1)',
+        '%env X=1\nglue("x", 1)',
+        'display(glue("x", 1))',
+    ],
+)
+def test_glue_plumbing_rejects_cells_that_do_more(source):
+    assert not prose.glue_plumbing(source)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import platform
 import random
 import re
 import time
@@ -302,15 +301,6 @@ def test_records_table_rows_columns_and_scales(records):
 def test_records_table_shows_a_stale_record_with_its_numbers(records):
     write_record("a-run", "fast", protocol="p", settings={"d": 1}, metrics={"test_accuracy": 0.5})
     assert "| A | a-run | 50.0 % |" in records_table([("A", "a-run")], ["test accuracy"], scales=("fast",))
-
-
-def test_the_machine_names_its_gpu_when_there_is_one(monkeypatch):
-    cores = f"{platform.machine()}, {os.cpu_count()} CPU cores"
-    monkeypatch.setattr(results.torch.cuda, "is_available", lambda: False)
-    assert results.machine_description() == f"{cores}, no GPU, torch {results.torch.__version__}"
-    monkeypatch.setattr(results.torch.cuda, "is_available", lambda: True)
-    monkeypatch.setattr(results.torch.cuda, "get_device_name", lambda index: f"card {index!r}")
-    assert results.machine_description() == f"{cores}, GPU card 0, torch {results.torch.__version__}"
 
 
 def test_names_may_hold_any_other_character(records):

@@ -102,6 +102,32 @@ def logistic_loss(logits: torch.Tensor, y_signed: torch.Tensor) -> torch.Tensor:
     return nn.functional.softplus(-y_signed * logits).mean()
 
 
+def draw_normal(shape: tuple[int, ...], generator: torch.Generator, scale: float, dtype: torch.dtype) -> torch.Tensor:
+    """A tensor of ``shape`` with N(0, scale^2) entries, drawn in float64 from ``generator``, then cast to ``dtype``.
+
+    Drawing in float64 whatever ``dtype`` is makes a float32 and a float64 model of the same
+    seed start from the same numbers (up to rounding).
+    """
+    return torch.randn(*shape, generator=generator, dtype=torch.float64).mul_(scale).to(dtype)
+
+
+def init_embeddings(module: nn.Module, vocab_size: int, d: int, *, seed: int, dtype: torch.dtype) -> torch.Generator:
+    """The start every model of the course shares: ``E`` (V, d) and ``v`` (d,) with N(0, I/d) entries.
+
+    Checks the sizes and the dtype, sets ``module.vocab_size``, ``module.d``, ``module.E`` and
+    ``module.v`` (``nn.Parameter``s of ``dtype``; ``E`` is drawn first, then ``v``, from a
+    generator seeded with ``seed``) and returns that generator for the model's further draws.
+    """
+    module.vocab_size = check_positive_int(vocab_size, "vocab_size")
+    module.d = check_positive_int(d, "d")
+    if not dtype.is_floating_point:
+        raise ValueError(f"dtype must be a floating-point dtype, got {dtype}")
+    generator = torch.Generator().manual_seed(int(seed))
+    module.E = nn.Parameter(draw_normal((module.vocab_size, module.d), generator, module.d**-0.5, dtype))
+    module.v = nn.Parameter(draw_normal((module.d,), generator, module.d**-0.5, dtype))
+    return generator
+
+
 class CLSAttention(nn.Module):
     """Holds ``E`` (V x d), ``p`` (d) and ``v`` (d).
 
@@ -120,18 +146,11 @@ class CLSAttention(nn.Module):
         p_init: str = "zero",
     ) -> None:
         super().__init__()
-        self.vocab_size = check_positive_int(vocab_size, "vocab_size")
-        self.d = check_positive_int(d, "d")
         if p_init not in ("zero", "random"):
             raise ValueError(f"p_init must be 'zero' or 'random', got {p_init!r}")
-        if not dtype.is_floating_point:
-            raise ValueError(f"dtype must be a floating-point dtype, got {dtype}")
-        gen = torch.Generator().manual_seed(int(seed))
-        scale = d**-0.5
-        self.E = nn.Parameter(torch.randn(vocab_size, d, generator=gen, dtype=torch.float64).mul_(scale).to(dtype))
-        self.v = nn.Parameter(torch.randn(d, generator=gen, dtype=torch.float64).mul_(scale).to(dtype))
-        p = torch.randn(d, generator=gen, dtype=torch.float64).mul_(1e-2 * scale)
-        self.p = nn.Parameter((p if p_init == "random" else torch.zeros(d, dtype=torch.float64)).to(dtype))
+        gen = init_embeddings(self, vocab_size, d, seed=seed, dtype=dtype)
+        p = draw_normal((self.d,), gen, 1e-2 * self.d**-0.5, dtype)
+        self.p = nn.Parameter(p if p_init == "random" else torch.zeros(self.d, dtype=dtype))
 
     def _checked(self, X: ArrayLike, mask: ArrayLike | None) -> tuple[torch.Tensor, torch.Tensor | None]:
         X = check_tokens(X, self.vocab_size).to(self.E.device)

@@ -130,6 +130,23 @@ def class_signed_frequency(
     return beta / n
 
 
+def class_importance(
+    X: ArrayLike, y: ArrayLike, num_classes: int, vocab_size: int, mask: ArrayLike | None = None
+) -> torch.Tensor:
+    """``P(k|s) - 1/K`` over the occurrences of each token: (V, K) float64; NaN for unseen tokens.
+
+    The K-class analogue of the posterior gap (which for K = 2 is twice this for k = 1).
+    """
+    X = check_tokens(X, vocab_size)
+    mask = check_mask(mask, X)
+    y = check_class_labels(y, X.shape[0], num_classes).to(X.device)
+    real = torch.ones_like(X, dtype=torch.bool) if mask is None else mask
+    counts = torch.zeros(vocab_size, num_classes, dtype=torch.float64, device=X.device)
+    counts.index_put_((X[real], y[:, None].expand_as(X)[real]), torch.ones(int(real.sum()), dtype=torch.float64), accumulate=True)
+    total = counts.sum(1, keepdim=True)
+    return torch.where(total > 0, counts / total.clamp(min=1) - 1.0 / num_classes, torch.full_like(counts, float("nan")))
+
+
 def predicted_multiclass_one_step(E0: torch.Tensor, W: torch.Tensor, beta: torch.Tensor, lr: float) -> torch.Tensor:
     """Closed form ``E0 + lr beta W``: (V, d). E0: (V, d); W: (K, d); beta: (V, K)."""
     if E0.dim() != 2 or W.dim() != 2 or W.shape[1] != E0.shape[1]:

@@ -14,6 +14,7 @@ import pytest
 from token_selection.explorer.compute import ExplorerResult, explore
 from token_selection.explorer.config import ExplorerConfig
 from token_selection.explorer.notice import NOISY_ALIGNMENT, what_to_notice
+from token_selection.theory.thresholds import DIRECTION_COSINE
 
 
 @pytest.fixture(scope="module")
@@ -142,8 +143,11 @@ def test_every_sequence_above_0_99_or_the_worst_one_named(base, worst, every):
         assert f"the worst sequence puts {worst:.2f} of its attention on its relevant token" in text
 
 
-@pytest.mark.parametrize(("cos", "converges"), [(0.999, True), (0.99, True), (0.99 - 1e-12, False), (0.3, False)])
-def test_convergence_to_p_mm_from_cosine_0_99_on(base, cos, converges):
+@pytest.mark.parametrize(
+    ("cos", "converges"),
+    [(0.999, True), (DIRECTION_COSINE, True), (DIRECTION_COSINE - 1e-12, False), (0.3, False)],
+)
+def test_convergence_to_p_mm_from_the_direction_threshold_on(base, cos, converges):
     text = what_to_notice(replace(base, final_cosine=cos))
     assert ("p converges to p_mm" in text) is converges
     if not converges:

@@ -3,7 +3,7 @@ import pytest
 import torch
 
 from token_selection.real_data.measurements import mean_bin_std, rebuttal_bins, rebuttal_edges, signed_frequency_accuracy
-from token_selection.report.paper_numbers import REBUTTAL_BIN_CENTRES
+from token_selection.sources import REBUTTAL_BIN_CENTRES
 
 
 def test_edges_surround_each_rebuttal_centre():

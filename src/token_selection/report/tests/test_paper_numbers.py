@@ -1,34 +1,10 @@
-from pathlib import Path
-
-import numpy as np
-import pytest
-
-from token_selection.report import paper_numbers as pn
-
-SOURCE = Path(__file__).resolve().parents[4] / ".." / "shared" / "sources" / "openreview-discussion.txt"
+"""``report.paper_numbers`` re-exports every number of ``token_selection.sources``, the same objects."""
 
 
-def _printed(row: np.ndarray, decimals: int) -> str:
-    """A row as the saved page prints it: numbers run together with no separator."""
-    return "".join(f"{value:.{decimals}f}" for value in row)
+def test_report_paper_numbers_re_exports_every_number_of_the_sources():
+    from token_selection import sources
+    from token_selection.report import paper_numbers
 
-
-@pytest.mark.skipif(not SOURCE.is_file(), reason="the saved OpenReview page is not next to the repository")
-def test_every_table_row_is_printed_in_the_source():
-    text = SOURCE.read_text()
-    rows = [pn.REBUTTAL_BIN_CENTRES, *pn.REBUTTAL_KEY_QUERY.values(), *pn.REBUTTAL_MLP.values()]
-    for row in rows:
-        assert _printed(row, 2) in text
-    for centres, means in pn.REBUTTAL_YELP_STARS.values():
-        assert _printed(centres, 3) in text and _printed(means, 3) in text
-    for phrase in ("around 72%", "around 95%", "roughly 8 times", "roughly 6 times", "7766", "5424", "2048"):
-        assert phrase in text
-
-
-def test_table_shapes():
-    assert pn.REBUTTAL_BIN_CENTRES.shape == (20,) and np.all(np.diff(pn.REBUTTAL_BIN_CENTRES) > 0)
-    assert not np.allclose(np.diff(pn.REBUTTAL_BIN_CENTRES), np.diff(pn.REBUTTAL_BIN_CENTRES)[0])  # not a linspace
-    for table in (pn.REBUTTAL_KEY_QUERY, pn.REBUTTAL_MLP):
-        assert all(row.shape == (20,) for row in table.values())
-    for centres, means in pn.REBUTTAL_YELP_STARS.values():
-        assert centres.shape == means.shape == (19,)
+    public = {name for name in vars(sources) if name.isupper()}
+    assert public == set(paper_numbers.__all__)
+    assert all(getattr(paper_numbers, name) is getattr(sources, name) for name in public)

@@ -132,8 +132,7 @@ def test_load_or_run_reads_a_current_record(tmp_path, monkeypatch):
 
 
 def test_trajectory_ends_where_run_start_ends_and_lean_follows_the_identity():
-    from token_selection.studies.local_optima import global_local_case, initial_lean, run_start, run_trajectory
-    from token_selection.studies.local_optima import start_point
+    from token_selection.studies.local_optima import global_local_case, initial_lean, run_start, run_trajectory, start_point
     from token_selection.theory.model import logistic_loss
 
     data = make_synthetic(40, 6, 20, 0.0, seed=0)

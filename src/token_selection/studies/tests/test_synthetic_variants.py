@@ -40,14 +40,6 @@ def test_multiclass_synthetic_and_importance():
         make_multiclass_synthetic(10, 4, 12, 4, n_relevant=3)
 
 
-def test_class_importance_respects_the_mask():
-    X = torch.tensor([[2, 3, 0], [2, 0, 0]])
-    mask = torch.tensor([[True, True, False], [True, False, False]])
-    importance = class_importance(X, torch.tensor([0, 1]), 2, 4, mask)
-    assert torch.isnan(importance[0]).all() and torch.isnan(importance[1]).all()  # 0 is padding only
-    assert importance[2].tolist() == [0.0, 0.0] and importance[3].tolist() == [0.5, -0.5]
-
-
 def test_train_full_batch_only_moves_the_named_parameters():
     data = make_synthetic(100, 6, 30, 0.0, seed=0)
     model = CLSAttention(30, 16, seed=0)

@@ -7,6 +7,7 @@ import torch
 import token_selection as ts
 from token_selection.theory.multiclass import (
     check_class_labels,
+    class_importance,
     class_probabilities,
     class_signed_frequency,
     multiclass_logits,
@@ -188,3 +189,26 @@ def test_predicted_multiclass_one_step_checks_and_dtype():
         predicted_multiclass_one_step(E0, torch.zeros(3, 5, dtype=torch.float64), beta, 1.0)
     with _exact("beta must have shape (5, 3), got (3, 5)"):
         predicted_multiclass_one_step(E0, W, beta.T, 1.0)
+
+
+def test_class_importance_respects_the_mask():
+    X = torch.tensor([[2, 3, 0], [2, 0, 0]])
+    mask = torch.tensor([[True, True, False], [True, False, False]])
+    importance = class_importance(X, torch.tensor([0, 1]), 2, 4, mask)
+    assert torch.isnan(importance[0]).all() and torch.isnan(importance[1]).all()  # 0 is padding only
+    assert importance[2].tolist() == [0.0, 0.0] and importance[3].tolist() == [0.5, -0.5]
+
+
+def test_class_importance_sums_to_zero_and_halves_the_binary_posterior_gap():
+    from token_selection.theory.importance import posterior_gap
+
+    gen = torch.Generator().manual_seed(3)
+    X = torch.randint(0, 11, (60, 5), generator=gen)  # token 11 never occurs
+    y = torch.randint(0, 2, (60,), generator=gen)
+    importance = class_importance(X, y, 2, 12)
+    assert importance.shape == (12, 2) and importance.dtype == torch.float64
+    assert torch.isnan(importance[11]).all()
+    seen = importance[:11]
+    assert torch.allclose(seen.sum(1), torch.zeros(11, dtype=torch.float64), atol=1e-12)
+    gap = posterior_gap(X, torch.where(y > 0, 1, -1), 12)
+    assert torch.allclose(2 * seen[:, 1], gap[:11].double(), atol=1e-12)

@@ -3,7 +3,7 @@ import math
 import numpy as np
 import pytest
 
-from token_selection.report.paper_numbers import REBUTTAL_BIN_CENTRES, REBUTTAL_KEY_QUERY, REBUTTAL_MLP
+from token_selection.sources import REBUTTAL_BIN_CENTRES, REBUTTAL_KEY_QUERY, REBUTTAL_MLP
 from token_selection.theory.importance import bin_by_importance
 from token_selection.theory.shape import (
     MIN_ARM_SHARE,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from token_selection.report.paper_numbers import _row
+from token_selection.sources import _row
 
 
 def test_a_printed_row_becomes_float64_numbers():
