@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from ..intervals import seed_interval
 from ..results import read_record
 from .paper_numbers import (
     EMBEDDING_DIMENSION,
@@ -290,3 +291,38 @@ def headlines(scale: str = "full") -> list[str]:
                 "reach the max-margin direction that selects every relevant token (chapter 10 shows the others)."
             )
     return lines
+
+
+def arm_differences(dataset: str, scale: str = "full") -> dict[str, Any] | None:
+    """What a real-data chapter says in words about the one-layer arms of ``dataset`` at ``scale``.
+
+    Reads the joint, one-step-then-frozen and frozen-at-random records; None when one is missing.
+    Returns ``ratios`` (quantity -> interval of joint / one-step per-bin std, paired by seed),
+    ``step_shapes`` (shape of E_s . p after one step -> number of seeds, most common first),
+    ``accuracy`` (mode -> interval of test accuracy), ``gaps`` (mode -> points from the rebuttal's
+    level) and ``seeds`` (number of seeds of the joint arm).
+    """
+    records = {m: read_record(f"{dataset}-one_layer-{m}", scale) for m in ("joint", "one_step_frozen", "frozen_random")}
+    if any(r is None for r in records.values()):
+        return None
+    per_seed = {m: r["metrics"]["per_seed"] for m, r in records.items()}
+    ratios = {
+        q: seed_interval(
+            [
+                a / b
+                for a, b in zip(
+                    per_seed["joint"][f"{q}.mean_bin_std"], per_seed["one_step_frozen"][f"{q}.mean_bin_std"], strict=True
+                )
+            ]
+        )
+        for q in ("values", "scores")
+    }
+    accuracy = {m: seed_interval(per_seed[m]["test_accuracy"]) for m in ("joint", "frozen_random")}
+    levels = {"joint": TRAINED_ACCURACY, "frozen_random": FROZEN_ACCURACY}
+    return {
+        "ratios": ratios,
+        "step_shapes": dict(Counter(per_seed["one_step_frozen"]["scores.shape"]).most_common()),
+        "accuracy": accuracy,
+        "gaps": {m: 100 * (accuracy[m]["value"] - levels[m]) for m in levels},
+        "seeds": len(per_seed["joint"]["test_accuracy"]),
+    }

@@ -100,3 +100,30 @@ def test_headlines_choose_their_words(records):
     one_layer("one_step_frozen", 0.5, 0.5, shape="U-shaped")
     lines = df.headlines("fast")
     assert "**The spread is reduced, as the rebuttal says,**" in lines[0] and "gives a U-shape in some runs" in lines[1]
+
+
+def _arm(records_dir, mode, seeds, **per_seed):
+    write_record(f"toy-one_layer-{mode}", "full", protocol="toy", settings={"mode": mode},
+                 metrics={"per_seed": per_seed, "test_accuracy": per_seed["test_accuracy"][0]})  # fmt: skip
+
+
+def test_arm_differences_pair_seeds_and_count_shapes(records):
+    _arm(records, "joint", 3, test_accuracy=[0.90, 0.88, 0.86], **{"values.mean_bin_std": [1.0, 2.0, 3.0],
+         "scores.mean_bin_std": [4.0, 4.0, 4.0]})  # fmt: skip
+    _arm(records, "one_step_frozen", 3, test_accuracy=[0.8, 0.8, 0.8], **{"values.mean_bin_std": [2.0, 2.0, 6.0],
+         "scores.mean_bin_std": [1.0, 2.0, 4.0], "scores.shape": ["flat", "U-shaped", "flat"]})  # fmt: skip
+    _arm(records, "frozen_random", 3, test_accuracy=[0.70, 0.74, 0.72])
+    found = df.arm_differences("toy", "full")
+    assert found["seeds"] == 3
+    assert found["ratios"]["values"]["values"] == [0.5, 1.0, 0.5]  # paired seed by seed, not means over seeds
+    assert found["ratios"]["scores"]["values"] == [4.0, 2.0, 1.0]
+    assert list(found["step_shapes"].items()) == [("flat", 2), ("U-shaped", 1)]
+    assert found["accuracy"]["joint"]["value"] == pytest.approx(0.88)
+    assert found["gaps"]["joint"] == pytest.approx(100 * (0.88 - 0.95))
+    assert found["gaps"]["frozen_random"] == pytest.approx(0.0, abs=1e-9)
+
+
+def test_arm_differences_need_all_three_arms(records):
+    _arm(records, "joint", 1, test_accuracy=[0.9], **{"values.mean_bin_std": [1.0], "scores.mean_bin_std": [1.0]})
+    assert df.arm_differences("toy", "full") is None
+    assert df.arm_differences("toy", "fast") is None
