@@ -326,3 +326,26 @@ def arm_differences(dataset: str, scale: str = "full") -> dict[str, Any] | None:
         "gaps": {m: 100 * (accuracy[m]["value"] - levels[m]) for m in levels},
         "seeds": len(per_seed["joint"]["test_accuracy"]),
     }
+
+
+def ratio_reading(interval: dict[str, Any]) -> str:
+    """A joint / one-step spread ratio in words, judged by its whole interval against 1."""
+    if interval["low"] > 1:
+        return "above 1 (one step leaves the smaller spread, as the rebuttal reports)"
+    if interval["high"] < 1:
+        return "below 1 (one step leaves the larger spread: the reverse of the rebuttal)"
+    return "not distinguishable from 1 over the seeds"
+
+
+def u_reading(step_shapes: dict[str, int]) -> str:
+    """What the count of U-shaped seeds of E_s . p after one step then freezing says, in words."""
+    seeds = sum(step_shapes.values())
+    u = step_shapes.get("U-shaped", 0)
+    if u == 0:
+        return (
+            f"No seed of {seeds} is U-shaped: here the U of the jointly trained model is not what one step writes "
+            "into E followed by training p; it comes with training E to the end."
+        )
+    if u == seeds:
+        return f"All {seeds} seeds are U-shaped, as the theory predicts for its own regime."
+    return f"{u} of {seeds} seeds are U-shaped: one step then freezing gives the U, but not reliably."

@@ -127,3 +127,18 @@ def test_arm_differences_need_all_three_arms(records):
     _arm(records, "joint", 1, test_accuracy=[0.9], **{"values.mean_bin_std": [1.0], "scores.mean_bin_std": [1.0]})
     assert df.arm_differences("toy", "full") is None
     assert df.arm_differences("toy", "fast") is None
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "words"),
+    [(1.0 + 1e-9, 2.0, "above 1"), (1.0, 2.0, "not distinguishable"), (0.5, 1.0, "not distinguishable"),
+     (0.5, 1.0 - 1e-9, "below 1")],
+)  # fmt: skip
+def test_ratio_reading_judges_the_whole_interval_against_one(low, high, words):
+    assert df.ratio_reading({"low": low, "high": high, "value": (low + high) / 2}).startswith(words)
+
+
+def test_u_reading_counts_the_u_shaped_seeds():
+    assert df.u_reading({"decreasing": 3, "flat": 2}).startswith("No seed of 5 is U-shaped")
+    assert df.u_reading({"U-shaped": 3}) == "All 3 seeds are U-shaped, as the theory predicts for its own regime."
+    assert df.u_reading({"U-shaped": 4, "flat": 1}).startswith("4 of 5 seeds are U-shaped")
