@@ -21,7 +21,7 @@ def test_claims_are_unique_tagged_and_cited():
         if claim.tag == "abstract":
             assert claim.source == "abstract"
         elif claim.tag == "discussion":
-            assert claim.source.startswith("authors'")
+            assert claim.source.startswith(("authors'", "reviewer ")), claim.source  # who said it comes first
         else:
             assert claim.source.startswith("our reading") and "no source states it" in claim.source
 
