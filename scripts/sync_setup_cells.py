@@ -102,9 +102,9 @@ print(
     f"compute scale: {{ts.compute_scale()}}."
 )
 print(
-    "For the paper's settings, set TOKEN_SELECTION_SCALE=full before "
-    "running the chapter: `%env TOKEN_SELECTION_SCALE=full` in Colab "
-    "(on a GPU runtime), `TOKEN_SELECTION_SCALE=full make book` locally."
+    "For the paper's settings, set TOKEN_SELECTION_SCALE=full before\\n"
+    "running the chapter: `%env TOKEN_SELECTION_SCALE=full` in Colab (on\\n"
+    "a GPU runtime), `TOKEN_SELECTION_SCALE=full make book` locally."
 )"""
 
 # Files that may name the course repository, relative to the repository root.
