@@ -70,12 +70,12 @@ PLOTLY_LABEL_BOXES = """() => [...document.querySelectorAll('.js-plotly-plot')].
 # cell shows there (notebooks/ruff.toml, CONTRIBUTING.md), so no code block may scroll sideways.
 READING_VIEWPORT = {"width": 1300, "height": 900}
 
-# Code the reader can open on the page: every <pre> of the article but the cells' outputs, folded
-# cells opened first. For each that scrolls sideways: by how many pixels, and its longest line.
+# Code and printed output the reader can open on the page: every <pre> of the article, folded cells
+# opened first. For each that scrolls sideways: by how many pixels, and its longest line.
 SCROLLING_CODE = """() => {
   document.querySelectorAll('article details').forEach(d => { d.open = true; });
   return [...document.querySelectorAll('article pre')]
-    .filter(pre => !pre.closest('.cell_output') && pre.scrollWidth > pre.clientWidth + 1)
+    .filter(pre => pre.scrollWidth > pre.clientWidth + 1)
     .map(pre => ({overflow: pre.scrollWidth - pre.clientWidth,
                   line: pre.textContent.split('\\n').reduce((a, b) => (b.length > a.length ? b : a), '')}));
 }"""
