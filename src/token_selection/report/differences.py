@@ -181,7 +181,8 @@ def global_sentence(scale: str) -> str:
         f"{DIRECTION_COSINE:g}, where p misses the direction that selects every relevant token. Chapter 10 follows "
         "such runs: how often they occur depends on the size of the first step against eta*, not monotonically. "
         "[inferred] The sweep's step is the same at every d, so d and the step's size act together; the sources "
-        "give no number for the dimension the theorem needs (they tie a large d to the one-step lemmas)."
+        "give no number for the dimension the theorem needs (they tie a large d to the one-step lemmas, which "
+        "reviewer E1M4 reads as d growing at least like log V)."
     )
 
 
