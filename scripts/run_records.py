@@ -117,9 +117,9 @@ def main(argv: list[str] | None = None) -> int:
     todo_diagnoses = [d for d in diagnoses if diagnosis_status(d, scale) != "current"]
     device = default_device()
     unit = SECONDS_PER_UNIT[scale]["cuda" if device.type == "cuda" else "cpu"]
-    cost = sum(RELATIVE_COST[k] * seed_count(k, scale) for _, k, _ in todo) + sum(
-        DIAGNOSES[d].relative_cost(scale) for d in todo_diagnoses
-    )
+    costs = {record_name(*e): RELATIVE_COST[e[1]] * seed_count(e[1], scale) for e in todo}
+    costs |= {d: DIAGNOSES[d].relative_cost(scale) for d in todo_diagnoses}
+    cost = sum(costs.values())
     print(f"{len(chosen) + len(diagnoses)} {scale}-scale records, {len(todo) + len(todo_diagnoses)} to run, on "
           f"{hardware_name(device)}")  # fmt: skip
     for experiment in chosen:
@@ -129,8 +129,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.dry_run:
         return 0
     if args.jobs > 1:
-        costs = {record_name(*e): RELATIVE_COST[e[1]] * seed_count(e[1], scale) for e in todo}
-        costs |= {d: DIAGNOSES[d].relative_cost(scale) for d in todo_diagnoses}
         groups = balanced_groups(costs, args.jobs)
         longest = max((sum(costs[n] for n in g) for g in groups), default=0.0)
         print(f"{len(groups)} jobs at once; estimated time if they do not slow each other: {longest * unit / 60:.1f} min",
