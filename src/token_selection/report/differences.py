@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from ..intervals import seed_interval
+from ..intervals import seed_interval, show_interval
 from ..results import read_record
 from ..theory.thresholds import DIRECTION_COSINE
 from .paper_numbers import (
@@ -301,34 +301,27 @@ def arm_differences(dataset: str, scale: str = "full") -> dict[str, Any] | None:
     """What a real-data chapter says in words about the one-layer arms of ``dataset`` at ``scale``.
 
     Reads the joint, one-step-then-frozen and frozen-at-random records; None when one is missing.
-    Returns ``ratios`` (quantity -> interval of joint / one-step per-bin std, paired by seed),
-    ``step_shapes`` (shape of E_s . p after one step -> number of seeds, most common first),
-    ``accuracy`` (mode -> interval of test accuracy), ``gaps`` (mode -> points from the rebuttal's
-    level) and ``seeds`` (number of seeds of the joint arm).
+    Returns ``ratios`` (quantity -> interval of joint / one-step per-bin std, paired by seed:
+    ``measures.std_ratio``), ``step_shapes`` (shape of E_s . p after one step -> number of seeds,
+    most common first), ``accuracy`` (mode -> interval of test accuracy), ``gaps`` (mode -> points
+    from the rebuttal's level) and ``seeds`` (number of seeds of the joint arm).
     """
-    records = {m: read_record(f"{dataset}-one_layer-{m}", scale) for m in ("joint", "one_step_frozen", "frozen_random")}
+    from .measures import per_seed, real_record, std_ratio
+
+    modes = ("joint", "one_step_frozen", "frozen_random")
+    names = {m: real_record("one_layer", m, dataset) for m in modes}
+    records = {m: read_record(names[m], scale) for m in modes}
     if any(r is None for r in records.values()):
         return None
-    per_seed = {m: r["metrics"]["per_seed"] for m, r in records.items()}
-    ratios = {
-        q: seed_interval(
-            [
-                a / b
-                for a, b in zip(
-                    per_seed["joint"][f"{q}.mean_bin_std"], per_seed["one_step_frozen"][f"{q}.mean_bin_std"], strict=True
-                )
-            ]
-        )
-        for q in ("values", "scores")
-    }
-    accuracy = {m: seed_interval(per_seed[m]["test_accuracy"]) for m in ("joint", "frozen_random")}
+    metrics = {names[m]: records[m]["metrics"] for m in modes}
+    accuracy = {m: seed_interval(per_seed(metrics[names[m]], "test_accuracy")) for m in ("joint", "frozen_random")}
     levels = {"joint": TRAINED_ACCURACY, "frozen_random": FROZEN_ACCURACY}
     return {
-        "ratios": ratios,
-        "step_shapes": dict(Counter(per_seed["one_step_frozen"]["scores.shape"]).most_common()),
+        "ratios": {q: std_ratio(q, dataset)(metrics) for q in ("values", "scores")},
+        "step_shapes": dict(Counter(metrics[names["one_step_frozen"]]["per_seed"]["scores.shape"]).most_common()),
         "accuracy": accuracy,
         "gaps": {m: 100 * (accuracy[m]["value"] - levels[m]) for m in levels},
-        "seeds": len(per_seed["joint"]["test_accuracy"]),
+        "seeds": accuracy["joint"]["n"],
     }
 
 
@@ -353,3 +346,18 @@ def u_reading(step_shapes: dict[str, int]) -> str:
     if u == seeds:
         return f"All {seeds} seeds are U-shaped, as the theory predicts for its own regime."
     return f"{u} of {seeds} seeds are U-shaped: one step then freezing gives the U, but not reliably."
+
+
+def arm_difference_texts(found: dict[str, Any]) -> dict[str, str]:
+    """The texts a chapter glues from ``arm_differences``: intervals, shape counts and their readings in words."""
+    ratios, accuracy = found["ratios"], found["accuracy"]
+    return {
+        "ratio_values": show_interval(ratios["values"], "{:.2f}"),
+        "ratio_scores": show_interval(ratios["scores"], "{:.2f}"),
+        "step_shapes": ", ".join(f"{n} {shape}" for shape, n in found["step_shapes"].items()),
+        "reading_values": ratio_reading(ratios["values"]),
+        "reading_scores": ratio_reading(ratios["scores"]),
+        "u_reading": u_reading(found["step_shapes"]),
+        "trained": show_interval(accuracy["joint"], "{:.1f}", 100, " %"),
+        "frozen": show_interval(accuracy["frozen_random"], "{:.1f}", 100, " %"),
+    }

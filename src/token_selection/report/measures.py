@@ -81,9 +81,10 @@ def gap(records: Records) -> dict[str, float]:
     return {**dict(zip(("value", "low", "high"), gap.tolist(), strict=True)), "n": 1}
 
 
-def std_ratio(quantity: str) -> Callable[[Records], dict]:
-    """Jointly trained over one-step mean per-bin std of ``quantity``, paired by seed, as a seed interval."""
-    joint, one_step = real_record("one_layer"), real_record("one_layer", "one_step_frozen")
+def std_ratio(quantity: str, dataset: str = "imdb") -> Callable[[Records], dict]:
+    """Jointly trained over one-step mean per-bin std of ``quantity`` on ``dataset``, paired by seed, as a seed interval."""
+    joint = real_record("one_layer", dataset=dataset)
+    one_step = real_record("one_layer", "one_step_frozen", dataset)
     path = f"{quantity}.mean_bin_std"
 
     def read(r: Records) -> dict:

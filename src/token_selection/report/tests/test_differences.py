@@ -142,3 +142,16 @@ def test_u_reading_counts_the_u_shaped_seeds():
     assert df.u_reading({"decreasing": 3, "flat": 2}).startswith("No seed of 5 is U-shaped")
     assert df.u_reading({"U-shaped": 3}) == "All 3 seeds are U-shaped, as the theory predicts for its own regime."
     assert df.u_reading({"U-shaped": 4, "flat": 1}).startswith("4 of 5 seeds are U-shaped")
+
+
+def test_arm_difference_texts_show_intervals_counts_and_readings():
+    interval = {"value": 0.5, "low": 0.4, "high": 0.6, "n": 3}
+    accuracy = {"value": 0.885, "low": 0.883, "high": 0.886, "n": 3}
+    found = {"ratios": {"values": interval, "scores": dict(interval, low=1.1, high=1.3, value=1.2)},
+             "step_shapes": {"flat": 2, "U-shaped": 1}, "accuracy": {"joint": accuracy, "frozen_random": accuracy}}  # fmt: skip
+    texts = df.arm_difference_texts(found)
+    assert texts["ratio_values"] == "0.50 [0.40, 0.60] (3 seeds)" and texts["ratio_scores"] == "1.20 [1.10, 1.30] (3 seeds)"
+    assert texts["step_shapes"] == "2 flat, 1 U-shaped"
+    assert texts["reading_values"].startswith("below 1") and texts["reading_scores"].startswith("above 1")
+    assert texts["u_reading"].startswith("1 of 3 seeds are U-shaped")
+    assert texts["trained"] == texts["frozen"] == "88.5 % [88.3, 88.6] % (3 seeds)"
