@@ -24,7 +24,7 @@ export PYTHONHASHSEED := 0
 unexport PYTHONDONTWRITEBYTECODE
 export TOKEN_SELECTION_DATA ?= $(abspath ../shared/data)
 
-.PHONY: records install lock book execute test lint lint-workflows unit nbval notebooks notebook-limits browser explorer-grid \
+.PHONY: records install lock book execute test site offsite-tests lint lint-workflows unit nbval notebooks notebook-limits browser explorer-grid \
         sync-setup-cells tidy-notebooks colab-check pdf release-check mutation full clean clean-caches
 
 install: $(STAMP)
@@ -80,7 +80,7 @@ lint-workflows: $(STAMP)
 	$(BIN)/actionlint -no-color -oneline
 
 unit: $(STAMP)
-	$(PY) -m pytest src
+	$(PY) -m pytest src $(XDIST)
 
 browser:
 	@if [ -z "$(CHROMIUM)" ]; then \
@@ -88,17 +88,30 @@ browser:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; \
 	fi
 
+# Tests and chapters run in TEST_JOBS processes (pytest-xdist; default: one per CPU core), each
+# test file (each chapter) whole in one of them. TEST_JOBS=0 runs everything in this process.
+TEST_JOBS ?= auto
+XDIST     := $(if $(filter 0,$(TEST_JOBS)),,-n $(TEST_JOBS) --dist loadfile)
+
 # nbval first: it executes and checks every chapter once and caches each run, so `book` executes nothing again.
+# Then two make jobs at once: the book and its PDF (`site`), and every test that reads neither (`offsite-tests`);
+# last, the tests of the built site and PDF.
 test: $(STAMP) lint lint-workflows browser
 	$(PY) scripts/sync_setup_cells.py --check
 	$(MAKE) --no-print-directory nbval
-	$(MAKE) --no-print-directory book
+	$(MAKE) --no-print-directory -j2 --output-sync=target site offsite-tests
+	$(PY) -m pytest book $(SITE_TESTS) $(XDIST) --durations=10
+
+SITE_TESTS := tests_publish/test_pdf.py
+site: book
 	$(MAKE) --no-print-directory pdf
+
+offsite-tests: $(STAMP)
 	$(PY) scripts/build_explorer_grid.py --check
-	$(PY) -m pytest src book scripts tests_publish --durations=15
+	$(PY) -m pytest src scripts tests_publish --ignore=$(SITE_TESTS) $(XDIST) --durations=10
 
 nbval: $(STAMP)
-	$(PY) -m pytest notebooks --nbval-lax --durations=5
+	$(PY) -m pytest notebooks --nbval-lax $(XDIST) --durations=5
 
 # Recompute the static explorer's precomputed grid (src/token_selection/explorer/grid.json, shipped with the package) when
 # it is missing, damaged or on other settings; when recomputed points differ from it, it says so and recomputes nothing.

@@ -13,6 +13,10 @@ cache record written by nbval) is not run again: its cells are deselected and
 the summary says so. ``NBVAL_RERUN_ALL=1`` (``make test NBVAL_RERUN_ALL=1``)
 runs every chapter regardless; ``make clean-caches`` forgets every run.
 
+Under pytest-xdist (``make test`` runs ``-n auto --dist loadfile``) each
+chapter runs whole in one worker; the workers hand their chapters' lines to
+the controller, which prints the summary.
+
 Each chapter has one wall-clock limit (``notebooks/execution_limits.json``):
 each cell's nbval timeout is the time left, and a chapter past its limit fails
 with its name; its remaining cells are skipped.
@@ -186,21 +190,52 @@ def pytest_runtest_call(item):
     return result
 
 
+def _summary_lines() -> list[str]:
+    """One line per chapter this process saw: its time, its limit and what became of its run."""
+    lines = [
+        f"{chapters.relative(path):40s} {seconds:7.1f} s  unchanged since its last passing run, not run again"
+        for path, seconds in UNCHANGED.items()
+    ]
+    for path, run in RUNS.items():
+        status = "cached for the book" if run.stored else "failed" if run.failed else "incomplete, not cached"
+        seconds = run.last_cell_end - run.start
+        lines.append(f"{chapters.relative(path):40s} {seconds:7.1f} s  limit {run.limit:5.0f} s  {status}")
+    return lines
+
+
+REPORTED: list[str] = []
+"""Under pytest-xdist (``-n``): the summary lines of the chapters the workers ran, gathered by the controller."""
+UNCHANGED_ELSEWHERE: list[str] = []
+"""Under pytest-xdist: the chapters some worker found unchanged and did not run again."""
+
+
+def pytest_configure(config):
+    # the workers of pytest-xdist store their runs in one jupyter-cache: create it once, before they start
+    if not hasattr(config, "workerinput"):
+        chapters.open_cache()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """pytest-xdist: a worker finished; keep what it ran (its ``workeroutput``) for the summary."""
+    output = getattr(node, "workeroutput", {})
+    REPORTED.extend(output.get("chapter_lines", []))
+    UNCHANGED_ELSEWHERE.extend(output.get("unchanged", []))
+
+
 def pytest_sessionfinish(session, exitstatus):
+    if hasattr(session.config, "workeroutput"):
+        session.config.workeroutput["chapter_lines"] = _summary_lines()
+        session.config.workeroutput["unchanged"] = [str(path) for path in UNCHANGED]
     # every chapter unchanged since its last passing run: nothing to run is a pass, not "no tests collected"
-    if exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED and UNCHANGED:
+    if exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED and (UNCHANGED or UNCHANGED_ELSEWHERE):
         session.exitstatus = pytest.ExitCode.OK
 
 
 def pytest_terminal_summary(terminalreporter):
-    if not RUNS and not UNCHANGED:
+    lines = sorted(set(_summary_lines() + REPORTED))
+    if not lines:
         return
     terminalreporter.section("chapter execution times (nbval)")
-    for path, seconds in UNCHANGED.items():
-        terminalreporter.write_line(
-            f"{chapters.relative(path):40s} {seconds:7.1f} s  unchanged since its last passing run, not run again"
-        )
-    for path, run in RUNS.items():
-        status = "cached for the book" if run.stored else "failed" if run.failed else "incomplete, not cached"
-        seconds = run.last_cell_end - run.start
-        terminalreporter.write_line(f"{chapters.relative(path):40s} {seconds:7.1f} s  limit {run.limit:5.0f} s  {status}")
+    for line in lines:
+        terminalreporter.write_line(line)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import subprocess
@@ -20,12 +21,25 @@ PDF = ROOT / "_build" / "pdf" / "course.pdf"
 PRINTED_PAGE = ROOT / "_build" / "singlehtml" / "course.html"
 
 
+def page_texts(path: Path) -> tuple[str, ...]:
+    """The text of each page of ``path``, extracted once per version of the file (about 20 s for the book).
+
+    The version is the file's size and modification time: a PDF built again is read again.
+    """
+    stat = path.stat()
+    return _page_texts(path.resolve(), stat.st_size, stat.st_mtime_ns)
+
+
+@functools.cache
+def _page_texts(path: Path, size: int, mtime_ns: int) -> tuple[str, ...]:
+    pypdf = pytest.importorskip("pypdf")
+    return tuple(page.extract_text() or "" for page in pypdf.PdfReader(path).pages)
+
+
 def pdf_text(path: Path) -> tuple[int, str]:
     """Number of pages and the text of ``path``, with whitespace collapsed and case folded."""
-    pypdf = pytest.importorskip("pypdf")
-    reader = pypdf.PdfReader(path)
-    text = " ".join(page.extract_text() or "" for page in reader.pages)
-    return len(reader.pages), normalise(text)
+    pages = page_texts(path)
+    return len(pages), normalise(" ".join(pages))
 
 
 def normalise(text: str) -> str:
@@ -49,8 +63,7 @@ def test_book_pdf_has_every_chapter_title_and_a_sane_page_count():
 
 def pdf_lines(path: Path) -> list[str]:
     """The text of ``path``, line by line as the PDF sets it (a wrapped code line is two lines here)."""
-    pypdf = pytest.importorskip("pypdf")
-    return [line for page in pypdf.PdfReader(path).pages for line in (page.extract_text() or "").split("\n")]
+    return [line for page in page_texts(path) for line in page.split("\n")]
 
 
 def printed_code(html: str) -> tuple[list[str], list[str]]:
@@ -141,6 +154,24 @@ def test_build_pdf_prints_a_small_book_with_its_titles_math_and_figure(tmp_path)
     assert len(list((tmp_path / "book" / "_build" / "singlehtml" / "_images").glob("*.png"))) == 1
     blocks, _ = printed_code((tmp_path / "book" / "_build" / "singlehtml" / "course.html").read_text())
     assert cut_code_lines(blocks, pdf_lines(output)) == [LONG_CODE_LINE]  # broken, not cut off at the margin
+
+
+def test_page_texts_reads_a_pdf_again_once_it_is_rebuilt(tmp_path):
+    pypdf = pytest.importorskip("pypdf")
+
+    def write(path: Path, pages: int) -> None:
+        writer = pypdf.PdfWriter()
+        for _ in range(pages):
+            writer.add_blank_page(width=72, height=72)
+        with open(path, "wb") as handle:
+            writer.write(handle)
+
+    pdf = tmp_path / "book.pdf"
+    write(pdf, 1)
+    assert len(page_texts(pdf)) == 1
+    write(pdf, 3)
+    os.utime(pdf, ns=(pdf.stat().st_atime_ns, pdf.stat().st_mtime_ns + 1_000_000))
+    assert len(page_texts(pdf)) == 3, "a rebuilt PDF was answered from the text of the old one"
 
 
 def test_page_title_strips_markup_and_requires_a_heading(tmp_path):
