@@ -88,10 +88,12 @@ browser:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; \
 	fi
 
-# Tests and chapters run in TEST_JOBS processes (pytest-xdist; default: one per CPU core), each
-# test file (each chapter) whole in one of them. TEST_JOBS=0 runs everything in this process.
+# Tests and chapters run in TEST_JOBS processes (pytest-xdist; default: one per CPU core, each with its
+# share of the cores: conftest.py); a worker that runs out of tests takes some of another's, and a
+# chapter runs whole in one worker. TEST_JOBS=0 runs everything in this process.
 TEST_JOBS ?= auto
-XDIST     := $(if $(filter 0,$(TEST_JOBS)),,-n $(TEST_JOBS) --dist loadfile)
+XDIST     := $(if $(filter 0,$(TEST_JOBS)),,-n $(TEST_JOBS) --dist worksteal)
+XDIST_NB  := $(if $(filter 0,$(TEST_JOBS)),,-n $(TEST_JOBS) --dist loadfile)
 
 # nbval first: it executes and checks every chapter once and caches each run, so `book` executes nothing again.
 # Then two make jobs at once: the book and its PDF (`site`), and every test that reads neither (`offsite-tests`);
@@ -111,7 +113,7 @@ offsite-tests: $(STAMP)
 	$(PY) -m pytest src scripts tests_publish --ignore=$(SITE_TESTS) $(XDIST) --durations=10
 
 nbval: $(STAMP)
-	$(PY) -m pytest notebooks --nbval-lax $(XDIST) --durations=5
+	$(PY) -m pytest notebooks --nbval-lax $(XDIST_NB) --durations=5
 
 # Recompute the static explorer's precomputed grid (src/token_selection/explorer/grid.json, shipped with the package) when
 # it is missing, damaged or on other settings; when recomputed points differ from it, it says so and recomputes nothing.
