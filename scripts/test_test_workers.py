@@ -29,24 +29,34 @@ def test_threads_per_worker_rejects_no_workers():
         root_conftest.threads_per_worker(4, 0)
 
 
-def _worker_threads(tmp_path: Path, env: dict[str, str]) -> list[str]:
-    """OMP_NUM_THREADS as two pytest-xdist workers see it, run under this repository's conftest.py."""
-    tmp_path.mkdir()
+def test_xdist_workers_get_their_share_of_the_cores(tmp_path):
+    """Two pytest-xdist workers run under this repository's conftest.py: each sees its share in its environment."""
     (tmp_path / "conftest.py").write_text((ROOT / "conftest.py").read_text())
     probe = "def test_{0}():\n    (Path(__file__).parent / '{0}.txt').write_text(os.environ.get('OMP_NUM_THREADS', '-'))\n"
     (tmp_path / "test_probe.py").write_text("import os\nfrom pathlib import Path\n\n" + probe.format("a") + probe.format("b"))
-    subprocess.run(
-        [sys.executable, "-m", "pytest", "-n", "2", "-p", "no:cacheprovider", str(tmp_path)],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        check=True,
-    )
-    return [(tmp_path / f"{name}.txt").read_text() for name in "ab"]
-
-
-def test_xdist_workers_get_their_share_and_a_hand_set_count_is_kept(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in root_conftest.THREAD_VARIABLES}
+    command = [sys.executable, "-m", "pytest", "-n", "2", "-p", "no:cacheprovider", str(tmp_path)]
+    subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, check=True)
     expected = str(root_conftest.threads_per_worker(os.cpu_count(), 2))
-    assert _worker_threads(tmp_path / "share", env) == [expected, expected]
-    assert _worker_threads(tmp_path / "kept", env | {"OMP_NUM_THREADS": "3"}) == ["3", "3"]
+    assert [(tmp_path / f"{name}.txt").read_text() for name in "ab"] == [expected, expected]
+
+
+class _Config:
+    pass
+
+
+def test_a_thread_count_set_by_hand_is_kept_and_a_run_without_workers_is_left_alone(monkeypatch):
+    for name in root_conftest.THREAD_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.delenv("PYTEST_XDIST_WORKER_COUNT", raising=False)
+    root_conftest.pytest_configure(_Config())
+    assert not any(name in os.environ for name in root_conftest.THREAD_VARIABLES), "no workers: nothing to share"
+    monkeypatch.setenv("PYTEST_XDIST_WORKER_COUNT", "1")
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    root_conftest.pytest_configure(_Config())
+    assert os.environ["OMP_NUM_THREADS"] == "3"
+    assert "MKL_NUM_THREADS" not in os.environ, "a count set by hand stands for all of them"
+    monkeypatch.delenv("OMP_NUM_THREADS")
+    root_conftest.pytest_configure(_Config())
+    cores = str(root_conftest.threads_per_worker(os.cpu_count(), 1))
+    assert [os.environ[name] for name in root_conftest.THREAD_VARIABLES] == [cores] * 3
