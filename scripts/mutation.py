@@ -110,7 +110,7 @@ MODULES: dict[str, list[str]] = {
     "report/verdicts.py": _tests("report", "test_verdicts"),
     "report/claims.py": _tests("report", "test_table"),
     "report/table.py": _tests("report", "test_table"),
-    "report/theory_claims.py": _tests("report", "test_table"),
+    "report/theory_claims.py": _tests("report", "test_theory_claims"),
     "report/catalogue.py": _tests("report", "test_catalogue"),
     "report/differences.py": _tests("report", "test_differences"),
     # the studies

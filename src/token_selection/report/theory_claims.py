@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import asdict
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -133,12 +134,12 @@ def record_settings() -> dict:
     }
 
 
-def write_theory_record() -> None:
-    """Compute ``theory_metrics`` and write the record ``report-theory`` at the current scale."""
+def write_theory_record() -> Path:
+    """Compute ``theory_metrics`` and write the record ``report-theory`` at the current scale; its path."""
     start = time.perf_counter()
     metrics = theory_metrics()
     seeds = list(range(by_scale(fast=5, full=20)))
-    path = write_record(
+    return write_record(
         RECORD,
         compute_scale(),
         protocol=protocol(),
@@ -147,11 +148,14 @@ def write_theory_record() -> None:
         seeds=seeds,
         seconds=time.perf_counter() - start,
     )
-    print(f"wrote {path}")
+
+
+def main() -> str:
+    """Write the record at the current scale unless it is current (same settings); what was done, in words."""
+    if read_record(RECORD, compute_scale(), settings=record_settings()) is not None:
+        return f"{RECORD} ({compute_scale()}): record up to date, skipped"
+    return f"wrote {write_theory_record()}"
 
 
 if __name__ == "__main__":
-    if read_record(RECORD, compute_scale(), settings=record_settings()) is not None:
-        print(f"{RECORD} ({compute_scale()}): record up to date, skipped")
-    else:
-        write_theory_record()
+    print(main())

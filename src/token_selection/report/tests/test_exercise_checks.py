@@ -81,3 +81,67 @@ def test_wrong_class_signed_frequency_fails():
     for wrong in (without_length_normalisation, without_the_one_over_k):
         with pytest.raises(AssertionError, match="class_signed_frequency"):
             check_class_signed_frequency(wrong)
+
+
+# The cases each checker uses: every one plays a role a wrong answer can be caught by.
+
+
+def _spy(reference):
+    """A right answer that records its arguments and results."""
+    calls = []
+
+    def candidate(*args):
+        result = reference(*args)
+        calls.append((args, result))
+        return result
+
+    return candidate, calls
+
+
+def test_accuracy_gap_cases_are_equal_sizes_large_sizes_and_unequal_small_sizes():
+    candidate, calls = _spy(accuracy_gap)
+    assert check_accuracy_gap(candidate)
+    # the rebuttal's 95 % against 72 % on 1,000 reviews each; two arms on 25,000; 40 against 60 reviews, b ahead
+    assert [args for args, _ in calls] == [(0.95, 1000, 0.72, 1000), (0.87, 25000, 0.61, 25000), (0.5, 40, 0.55, 60)]
+
+
+def test_quadratic_minimum_cases_are_two_convex_fits_and_a_concave_one():
+    candidate, calls = _spy(quadratic_minimum)
+    assert check_quadratic_minimum(candidate)
+    (x, _), _ = calls[0]
+    assert x.shape == (200,) and -1 <= x.min() < -0.95 and 0.95 < x.max() <= 1
+    minima = [result for _, result in calls]
+    # (x - 0.3)^2 has its minimum at 0.3, 2x^2 - x at 1/4 (worked by hand); the fits land within their noise of them
+    assert minima[0] == pytest.approx(0.3, abs=0.02)
+    assert minima[1] == pytest.approx(0.25, abs=0.03)
+    assert np.isnan(minima[2]), "the third case must be concave: no minimum"
+    # each case is its curve plus Gaussian noise of the stated size (0.1, 0.5, 0.1)
+    curves = [(x - 0.3) ** 2, 2 * x**2 - x, -(x**2)]
+    for ((_, y), _), curve, size in zip(calls, curves, (0.1, 0.5, 0.1), strict=True):
+        assert np.std(y - curve) == pytest.approx(size, rel=0.15)
+
+
+def test_spread_ratio_cases_are_a_wide_over_a_narrow_spread_its_inverse_and_a_folded_subset():
+    candidate, calls = _spy(lambda x, a, b: compare_spread(x, a, b).ratio)
+    assert check_spread_ratio(candidate)
+    ratios = [result for _, result in calls]
+    # per bin of width 0.1: a's std ~ sqrt(0.1^2 + 0.1^2/12) = 0.104, b's ~ 1 + x^2 (its slope adds 0.3^2/12):
+    # the mean of 1 + x^2 over [-1, 1] is 4/3, so b over a ~ 1.333 / 0.104 = 12.8
+    assert ratios[0] == pytest.approx(12.8, rel=0.1)
+    assert ratios[1] == pytest.approx(1 / ratios[0], rel=1e-12)
+    (x, a, b), _ = calls[0]
+    # a is x plus noise of std 0.1; b is 3x plus unit noise scaled by 1 + x^2
+    assert x.shape == (1000,) and np.std(a - x) == pytest.approx(0.1, rel=0.1)
+    assert np.std((b - 3 * x) / (1 + x**2)) == pytest.approx(1.0, rel=0.1)
+    (x3, a3, b3), _ = calls[2]
+    assert x3.shape == (300,) and (b3 >= 0).all() and 2 < ratios[2] < ratios[0]
+
+
+def test_class_signed_frequency_cases_cover_every_token_and_class_on_three_sizes():
+    candidate, calls = _spy(class_signed_frequency)
+    assert check_class_signed_frequency(candidate)
+    sizes = [(tuple(X.shape), K, V) for (X, y, K, V), _ in calls]
+    assert sizes == [((50, 6), 3, 12), ((80, 4), 4, 20), ((30, 5), 2, 8)]
+    for (X, y, K, V), result in calls:
+        assert X.dtype == torch.int64 and set(X.unique().tolist()) == set(range(V)), "a token never drawn"
+        assert set(y.unique().tolist()) == set(range(K)) and tuple(result.shape) == (V, K)

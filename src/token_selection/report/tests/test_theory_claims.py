@@ -1,0 +1,177 @@
+"""The report's synthetic numbers (``report-theory``): each on small cases, the sweep's rule on its boundary."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from token_selection.report import theory_claims as tc
+from token_selection.results import RECORDS_VARIABLE, read_record
+from token_selection.theory.importance import signed_frequency
+from token_selection.theory.one_step import predicted_correlation, step_size_threshold
+from token_selection.theory.synthetic import ReferenceCase
+
+SMALL = ReferenceCase(n=40, T=5, vocab_size=16, d=32, eta=60.0, seed=1)
+"""A reference case small enough to train in a tenth of a second (r = eta / eta* = 6 here)."""
+SMALL_MULTICLASS = {"K": 3, "vocab_size": 20, "n": 60, "T": 5, "d": 32, "n_relevant": 3, "eta": 60.0}
+
+
+@pytest.fixture
+def quick(monkeypatch):
+    """The module's training and K-class settings shrunk (fewer steps, smaller data), as copies."""
+    monkeypatch.setattr(tc, "TRAINING", {**tc.TRAINING, "steps": 150})
+    monkeypatch.setattr(tc, "MULTICLASS", dict(SMALL_MULTICLASS))
+
+
+def test_corr_is_pearsons_on_a_hand_worked_case():
+    # x = (1, 2, 3), y = (1, 3, 2): deviations (-1, 0, 1) and (-1, 1, 0); covariance 1, variances 2 and 2: r = 1/2
+    assert tc._corr(torch.tensor([1.0, 2.0, 3.0]), torch.tensor([1.0, 3.0, 2.0])) == pytest.approx(0.5, abs=1e-12)
+    assert tc._corr(torch.tensor([1.0, 2.0, 4.0]), torch.tensor([-2.0, -4.0, -8.0])) == pytest.approx(-1.0, abs=1e-12)
+    grad = torch.tensor([0.0, 1.0, 5.0], requires_grad=True)
+    assert tc._corr(grad * 2, torch.tensor([0.0, 1.0, 5.0], dtype=torch.float64)) == pytest.approx(1.0, abs=1e-12)
+
+
+def test_one_step_alignment_reports_the_cases_correlation_step_ratio_and_prediction():
+    out = tc.one_step_alignment(SMALL)
+    data, model = SMALL.build()
+    alpha = signed_frequency(data.X, data.y, SMALL.vocab_size).numpy()
+    scores = (model.E @ model.v).detach().numpy()
+    assert out["corr"] == pytest.approx(float(np.corrcoef(scores, alpha)[0, 1]), abs=1e-12)
+    assert out["r"] == pytest.approx(60.0 / float(step_size_threshold(data.X, data.y, 16, 32)), rel=1e-12)
+    assert out["r"] == pytest.approx(6.0, rel=1e-9)
+    assert out["predicted"] == pytest.approx(float(predicted_correlation(out["r"])), abs=1e-12)
+    # a step of 6 eta* aligns the scores with alpha almost perfectly, and the law predicts it within 0.02
+    assert 0.95 < out["corr"] <= 1.0 and abs(out["corr"] - out["predicted"]) < 0.02
+    smaller = tc.one_step_alignment(ReferenceCase(n=40, T=5, vocab_size=16, d=32, eta=5.0, seed=1))
+    assert smaller["r"] == pytest.approx(0.5, rel=1e-9) and smaller["predicted"] < out["predicted"]
+
+
+def test_selection_after_training_selects_and_reaches_p_mm(quick):
+    out = tc.selection_after_training(SMALL)
+    assert set(out) == {"min_attention", "cos", "steps"}
+    assert out["min_attention"] > 0.999 and 0.99 < out["cos"] <= 1.0 + 1e-12
+    assert 1 <= out["steps"] <= 150
+
+
+def test_selection_without_a_feasible_program_trains_anyway_and_reports_no_cosine(quick, monkeypatch):
+    def infeasible(*args, **kwargs):
+        raise ValueError("infeasible")
+
+    monkeypatch.setattr(tc, "solve_max_margin", infeasible)
+    out = tc.selection_after_training(SMALL)
+    assert math.isnan(out["cos"])
+    assert out["min_attention"] > 0.999 and out["steps"] >= 1
+
+
+def test_multiclass_alignment_is_the_worst_class(quick):
+    worst = tc.multiclass_alignment()
+    assert -1.0 <= worst <= 1.0
+    # larger steps align every class better: the worst class too
+    tc.MULTICLASS["eta"] = 600.0
+    assert tc.multiclass_alignment() > worst > 0.3
+
+
+def test_multiclass_alignment_takes_the_minimum_over_classes(quick, monkeypatch):
+    values = iter([0.9, 0.7, 0.4])
+    monkeypatch.setattr(tc, "_corr", lambda a, b: next(values))
+    assert tc.multiclass_alignment() == 0.4
+
+
+@pytest.mark.parametrize(
+    ("runs", "share"),
+    [
+        ([(0.99, 0.99), (0.99, 0.99), (0.99, 0.99)], 1.0),  # on the boundary: selected
+        ([(0.99, 0.99), (0.9899, 0.999), (0.999, 0.9899)], 1 / 3),  # just below on either measure: not
+        ([(1.0, float("nan")), (0.5, 1.0), (1.0, 1.0)], 1 / 3),  # no p_mm (NaN cosine) is not a success
+    ],
+)
+def test_seed_sweep_counts_a_seed_only_when_both_measures_reach_the_threshold(monkeypatch, runs, share):
+    seen = []
+
+    def fake(case):
+        seen.append((case.seed, case.d, case.n))
+        attention, cosine = runs[case.seed]
+        return {"min_attention": attention, "cos": cosine, "steps": 1}
+
+    monkeypatch.setattr(tc, "selection_after_training", fake)
+    out = tc.seed_sweep(d=96, seeds=3)
+    assert seen == [(0, 96, ReferenceCase().n), (1, 96, ReferenceCase().n), (2, 96, ReferenceCase().n)]
+    assert out["share_selected"] == pytest.approx(share)
+    assert out["d"] == 96 and out["seeds"] == 3
+    assert out["min_attention"] == [r[0] for r in runs]
+    assert out["cos"][:2] == [r[1] for r in runs][:2]
+
+
+@pytest.mark.parametrize(("scale", "seeds"), [("fast", 5), ("full", 20)])
+def test_theory_metrics_covers_every_claim_at_the_scales_seed_count(monkeypatch, scale, seeds):
+    monkeypatch.setenv("TOKEN_SELECTION_SCALE", scale)
+    monkeypatch.setattr(tc, "one_step_alignment", lambda case: ("one", case.delta))
+    monkeypatch.setattr(tc, "selection_after_training", lambda case: ("sel", case.delta))
+    monkeypatch.setattr(tc, "seed_sweep", lambda d, n: ("sweep", d, n))
+    monkeypatch.setattr(tc, "multiclass_alignment", lambda: "multi")
+    assert tc.theory_metrics() == {
+        "one_step": ("one", 0.0),
+        "one_step_several": ("one", 0.3),
+        "selection": ("sel", 0.0),
+        "selection_several": ("sel", 0.3),
+        "seed_sweep_d512": ("sweep", 512, seeds),
+        "seed_sweep_d2048": ("sweep", 2048, seeds),
+        "multiclass_corr": "multi",
+    }
+
+
+@pytest.mark.parametrize(("scale", "last_seed"), [("fast", 4), ("full", 19)])
+def test_protocol_names_the_settings_the_numbers_come_from(monkeypatch, scale, last_seed):
+    monkeypatch.setenv("TOKEN_SELECTION_SCALE", scale)
+    text = tc.protocol()
+    for part in (
+        "n=200 sequences, T=8, V=50, d=512",
+        "eta=200",
+        "lr 1",
+        "at most 5000 steps",
+        "delta=0.3",
+        f"seeds 0..{last_seed} at d = 512 and 2048",
+        "K=4 classes",
+        "one step of size 200.",
+    ):
+        assert part in text, f"{part!r} missing from the protocol: {text}"
+
+
+def test_record_settings_follow_every_setting_and_the_scale(monkeypatch):
+    monkeypatch.setenv("TOKEN_SELECTION_SCALE", "fast")
+    base = tc.record_settings()
+    assert base["reference"]["d"] == 512 and base["training"] == tc.TRAINING and base["multiclass"] == tc.MULTICLASS
+    assert base["sweep_dimensions"] == [512, 2048] and base["selected"] == 0.99 and base["seeds"] == 5
+    changes = {
+        "TRAINING": {**tc.TRAINING, "lr": 0.5},
+        "MULTICLASS": {**tc.MULTICLASS, "eta": 100.0},
+        "SWEEP_DIMENSIONS": (512,),
+        "SELECTED": 0.95,
+    }
+    for name, value in changes.items():
+        with monkeypatch.context() as patch:
+            patch.setattr(tc, name, value)
+            assert tc.record_settings() != base, f"{name} left the record's settings unchanged"
+    monkeypatch.setenv("TOKEN_SELECTION_SCALE", "full")
+    assert tc.record_settings()["seeds"] == 20
+
+
+def test_main_writes_the_record_then_skips_it_until_a_setting_changes(monkeypatch, tmp_path):
+    monkeypatch.setenv(RECORDS_VARIABLE, str(tmp_path))
+    monkeypatch.setenv("TOKEN_SELECTION_SCALE", "fast")
+    calls = []
+    monkeypatch.setattr(tc, "theory_metrics", lambda: calls.append(1) or {"multiclass_corr": 0.5})
+    assert tc.main() == f"wrote {tmp_path / 'report-theory.fast.json'}"
+    record = read_record(tc.RECORD, "fast", settings=tc.record_settings())
+    assert record is not None and record["metrics"] == {"multiclass_corr": 0.5}
+    assert record["seeds"] == [0, 1, 2, 3, 4] and record["protocol"] == tc.protocol()
+    assert tc.main() == "report-theory (fast): record up to date, skipped" and len(calls) == 1
+    monkeypatch.setattr(tc, "SELECTED", 0.95)
+    assert tc.main().startswith("wrote ") and len(calls) == 2, "a record under other settings was taken as current"
+    stored = json.loads((tmp_path / "report-theory.fast.json").read_text())
+    assert stored["settings"]["selected"] == 0.95 and stored["scale"] == "fast"
+    assert not (tmp_path / "report-theory.full.json").exists()
