@@ -90,3 +90,93 @@ def test_shape_is_counts_the_seeds_that_agree():
 def test_one_seed_is_said_so():
     assert "one seed" in AtLeast(0.5).judge(0.6)[1]
     assert "over 5 seeds" in AtLeast(0.5).judge(_interval(0.6, 0.55, 0.65))[1]
+
+
+# The words the report prints next to each claim: every rule's statement and every branch's reason, whole.
+
+
+def test_each_rule_states_itself_in_full():
+    assert AtLeast(0.99).describe() == (
+        "reproduced if ours (the lower end of its seed interval) >= 0.99, partly if only the mean is, else not reproduced"
+    )
+    assert Within(0.95, 0.05).describe() == (
+        "reproduced if the seed interval lies within 0.05 of 0.95, partly if it reaches within 0.1, else not reproduced"
+    )
+    # 8 / 1.5 = 5.33 and 8 x 1.5 = 12
+    assert WithinFactor(8.0, 1.5).describe() == (
+        "reproduced if the seed interval lies between 5.33 and 12 (a factor 1.5 of 8), partly if it lies above 1, "
+        "else not reproduced"
+    )
+    assert PositiveInterval().describe() == "reproduced if the 95% interval lies above 0, else not reproduced"
+    assert ShapeIs("U-shaped").describe() == (
+        "reproduced if the shape rule finds 'U-shaped' for every seed, partly for some, else not reproduced"
+    )
+    assert WeakerTrend("the one-layer model").describe() == (
+        "reproduced if the Spearman interval lies wholly below that of the one-layer model, partly if only its "
+        "midpoint is lower, else not reproduced"
+    )
+
+
+def test_at_least_and_within_give_their_reasons_in_full():
+    rule = AtLeast(0.9)
+    assert rule.judge(0.9) == ("reproduced", "0.9 (one seed) >= 0.9")
+    assert rule.judge(_interval(0.92, 0.88, 0.96, 3)) == (
+        "partly",
+        "0.92 [0.88, 0.96] over 3 seeds: the mean is >= 0.9, the interval reaches below",
+    )
+    assert rule.judge(_interval(0.85, 0.8, 0.9)) == ("not reproduced", "0.85 [0.8, 0.9] over 5 seeds < 0.9")
+    within = Within(0.95, 0.05)
+    assert within.judge(_interval(0.93, 0.9, 1.0)) == ("reproduced", "0.93 [0.9, 1] over 5 seeds lies within 0.05 of 0.95")
+    assert within.judge(_interval(0.93, 0.9, 1.0001))[0] == "partly", "the interval's top above 0.95 + 0.05"
+    assert within.judge(_interval(1.0, 0.96, 1.05)) == ("partly", "1 [0.96, 1.05] over 5 seeds reaches within 0.1 of 0.95")
+    assert within.judge(_interval(1.1, 1.05, 1.2))[0] == "partly", "the interval's bottom exactly 0.95 + 2 x 0.05"
+    assert within.judge(_interval(1.1, 1.0501, 1.2)) == (
+        "not reproduced",
+        "1.1 [1.05, 1.2] over 5 seeds lies further than 0.1 from 0.95",
+    )
+    assert within.judge(_interval(0.8, 0.7, 0.85))[0] == "partly", "the interval's top exactly 0.95 - 2 x 0.05"
+
+
+def test_within_factor_positive_interval_and_shapes_give_their_reasons_in_full():
+    rule = WithinFactor(8.0, 1.5)
+    assert rule.judge(_interval(9.0, 6.0, 12.0)) == ("reproduced", "9 [6, 12] over 5 seeds is within a factor 1.5 of 8")
+    assert rule.judge(_interval(9.0, 6.0, 12.01))[0] == "partly"
+    assert rule.judge(_interval(3.0, 1.01, 5.0)) == (
+        "partly",
+        "3 [1.01, 5] over 5 seeds > 1 (the direction holds) but not within a factor 1.5 of 8",
+    )
+    assert rule.judge(_interval(3.0, 1.0, 5.0)) == ("not reproduced", "3 [1, 5] over 5 seeds is not above 1")
+    assert PositiveInterval().judge({"value": 2.5, "low": 0.25, "high": 4.75}) == ("reproduced", "2.5 [0.25, 4.75] lies above 0")
+    assert PositiveInterval().judge({"value": 2.5, "low": -0.5, "high": 4.75}) == ("not reproduced", "2.5 [-0.5, 4.75] reaches 0")
+    shape = ShapeIs("U-shaped")
+    assert shape.judge({"shapes": ["U-shaped", "U-shaped"], "shape": "flat"}) == (
+        "reproduced",
+        "the shape rule finds 'U-shaped' (2 U-shaped of 2 seeds)",
+    )
+    assert shape.judge({"shapes": ["flat", "U-shaped", "flat"]}) == (
+        "partly",
+        "the shape rule finds 2 flat, 1 U-shaped of 3 seeds",
+    )
+    assert shape.judge({"shapes": [], "shape": "decreasing"}) == (
+        "not reproduced",
+        "the shape rule finds 1 decreasing of 1 seeds, not 'U-shaped'",
+    )
+
+
+def test_weaker_trend_gives_its_reasons_in_full():
+    rule = WeakerTrend("the one-layer model")
+    assert rule.judge({"ours": [0.5, 0.69], "reference": [0.7, 0.8]}) == (
+        "reproduced",
+        "[+0.50, +0.69] against [+0.70, +0.80]: wholly below",
+    )
+    assert rule.judge({"ours": [0.5, 0.7], "reference": [0.7, 0.8]})[0] == "partly", "touching is overlapping"
+    assert rule.judge({"ours": [0.6, 0.89], "reference": [0.7, 0.8]}) == (
+        "partly",
+        "[+0.60, +0.89] against [+0.70, +0.80]: lower, but the intervals overlap",
+    )
+    assert rule.judge({"ours": [0.5, 0.75], "reference": [0.25, 1.0]}) == (
+        "not reproduced",
+        "[+0.50, +0.75] against [+0.25, +1.00]: not lower",
+    ), "equal midpoints are not lower"
+    assert rule.judge({"ours": [0.0, 0.5], "reference": [-1.0, 0.5]})[0] == "not reproduced"
+    assert judge(rule, None) == ("not run", "no record at this scale")
