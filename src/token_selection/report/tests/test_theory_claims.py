@@ -175,3 +175,48 @@ def test_main_writes_the_record_then_skips_it_until_a_setting_changes(monkeypatc
     stored = json.loads((tmp_path / "report-theory.fast.json").read_text())
     assert stored["settings"]["selected"] == 0.95 and stored["scale"] == "fast"
     assert not (tmp_path / "report-theory.full.json").exists()
+
+
+def test_selection_reads_the_end_of_training(quick, monkeypatch):
+    class History:
+        cosine = [0.1, 0.5, 0.97]
+        min_relevant_attention = [0.2, 0.6, 0.999]
+        step = [0, 10, 37]
+
+    monkeypatch.setattr(tc, "train_cls", lambda *args, **kwargs: History())
+    assert tc.selection_after_training(SMALL) == {"min_attention": 0.999, "cos": 0.97, "steps": 37}
+
+
+def test_multiclass_alignment_is_seeded_and_draws_at_the_documented_scale(quick, monkeypatch):
+    assert tc.multiclass_alignment() == tc.multiclass_alignment(), "the K-class number must not depend on the run"
+    seen = {}
+    real_data, real_step = tc.make_multiclass_synthetic, tc.multiclass_one_step_embeddings
+
+    def data(*args, **kwargs):
+        seen["data"] = (args, kwargs)
+        return real_data(*args, **kwargs)
+
+    def step(E0, v, W, X, y, lr):
+        seen.update(E0=E0, W=W, lr=lr)
+        return real_step(E0, v, W, X, y, lr=lr)
+
+    monkeypatch.setattr(tc, "make_multiclass_synthetic", data)
+    monkeypatch.setattr(tc, "multiclass_one_step_embeddings", step)
+    tc.multiclass_alignment()
+    c = SMALL_MULTICLASS
+    assert seen["data"] == ((c["n"], c["T"], c["vocab_size"], c["K"]), {"n_relevant": c["n_relevant"], "seed": 0})
+    assert tuple(seen["E0"].shape) == (c["vocab_size"], c["d"]) and tuple(seen["W"].shape) == (c["K"], c["d"])
+    # E0, W ~ N(0, I/d): entries of std 1/sqrt(32) = 0.177
+    assert float(seen["E0"].std()) == pytest.approx(c["d"] ** -0.5, rel=0.1)
+    assert float(seen["W"].std()) == pytest.approx(c["d"] ** -0.5, rel=0.25)
+    assert seen["lr"] == c["eta"]
+
+
+def test_the_full_record_lists_twenty_seeds_and_its_own_time(monkeypatch, tmp_path):
+    monkeypatch.setenv(RECORDS_VARIABLE, str(tmp_path))
+    monkeypatch.setenv("TOKEN_SELECTION_SCALE", "full")
+    monkeypatch.setattr(tc, "theory_metrics", lambda: {})
+    tc.write_theory_record()
+    record = read_record(tc.RECORD, "full")
+    assert record["seeds"] == list(range(20))
+    assert 0 <= record["seconds"] < 60
