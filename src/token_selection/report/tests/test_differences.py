@@ -243,6 +243,8 @@ def test_default_pair_is_the_longest_joint_run_against_the_preset_step():
     assert df._default_pair(grid) == "10|4.0"  # by value, not as text ("9" > "10" as text); no 2.0: the smallest step
     grid["one_step"]["2.0"] = {}
     assert df._default_pair(grid) == "10|2.0"
+    grid["one_step"]["1.0"] = {}
+    assert df._default_pair(grid) == "10|2.0", "the preset's 2 eta* step, even when a smaller one was run"
 
 
 def test_shape_sentence_in_full_counts_each_reading_of_its_own_kind():
@@ -403,3 +405,37 @@ def test_headlines_call_a_split_verdict_mixed_and_read_a_shape_without_seeds(rec
         "1 decreasing over the IMDB and Yelp runs and seeds."
     )
     assert len(lines) == 2, "no frozen arm: no accuracy line"
+
+
+def test_boundaries_of_the_readings_sit_exactly_on_their_thresholds():
+    level = df.TRAINED_ACCURACY - 0.02  # the baseline exactly 2 points below is not "more than 2 points below"
+    assert "the linear baseline reaches it" in df.accuracy_sentence({"imdb": {"test_accuracy": level}}, {"imdb": 0.8})
+    both = df.accuracy_sentence({"imdb": {"test_accuracy": 0.5}, "yelp": {"test_accuracy": 0.6}}, {"imdb": 0.8})
+    assert "more than 2 points below it on imdb, yelp, so the level" in both
+    never = df.frozen_sentence(capacity([0.6, 0.65, 0.7], None))
+    assert "%; about 72 % is not reached in the sweep. Frozen training budgets" in never
+    assert df.u_reading({"flat": 2}) == (
+        "No seed of 2 is U-shaped: here the U of the jointly trained model is not what one step writes into E "
+        "followed by training p; it comes with training E to the end."
+    )
+
+
+def test_headline_verdicts_on_a_ratio_of_exactly_one(records):
+    # per seed E_s . v: 1/1 and 1/1 (exactly 1, neither above nor below); E_s . p: 0.5 and 0.5 (below)
+    _headline_arm("imdb", "joint", [0.9, 0.9], [1.0, 1.0], [1.0, 1.0])
+    _headline_arm("imdb", "one_step_frozen", [0.8, 0.8], [1.0, 1.0], [2.0, 2.0])
+    assert df.headlines("fast")[0].startswith("- **The spread reduction reverses** for E_s . p: on IMDB")
+    _headline_arm("imdb", "one_step_frozen", [0.8, 0.8], [2.0, 2.0], [2.0, 2.0])
+    assert df.headlines("fast")[0].startswith("- **The spread reduction reverses** for E_s . v and E_s . p: on IMDB")
+    _headline_arm("imdb", "one_step_frozen", [0.8, 0.8], [1.0, 1.0], [0.5, 0.5])
+    assert df.headlines("fast")[0].startswith("- **The spread reduction is mixed**: "), "a ratio of exactly 1 is not above 1"
+    _headline_arm("imdb", "one_step_frozen", [0.8, 0.8], [0.5, 0.5], [0.5, 0.5])
+    assert df.headlines("fast")[0].startswith("- **The spread is reduced, as the rebuttal says,**: on IMDB")
+
+
+def test_headlines_need_both_spread_arms_and_default_to_the_full_scale(records):
+    _headline_arm("imdb", "joint", [0.9, 0.9], [1.0, 1.0], [1.0, 1.0])
+    assert not any("spread" in line for line in df.headlines("fast")), "one arm alone gives no spread line"
+    metrics = {"test_accuracy": 0.9, "scores": {"shape": "flat"}}
+    write_record("imdb-one_layer-one_step_frozen", "full", protocol="p", settings={}, metrics=metrics)
+    assert df.headlines() == df.headlines("full") and df.headlines()[0].endswith("1 flat over the IMDB and Yelp runs and seeds.")

@@ -180,3 +180,9 @@ def test_weaker_trend_gives_its_reasons_in_full():
     ), "equal midpoints are not lower"
     assert rule.judge({"ours": [0.0, 0.5], "reference": [-1.0, 0.5]})[0] == "not reproduced"
     assert judge(rule, None) == ("not run", "no record at this scale")
+
+
+def test_within_includes_both_ends_of_its_band_as_computed():
+    rule = Within(0.95, 0.05)
+    low, high = 0.95 - 0.05, 0.95 + 0.05  # the band's ends as the rule computes them (0.8999...)
+    assert rule.judge(_interval(0.95, low, high))[0] == "reproduced"
