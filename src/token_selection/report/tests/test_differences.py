@@ -123,6 +123,13 @@ def test_arm_differences_pair_seeds_and_count_shapes(records):
     assert found["gaps"]["frozen_random"] == pytest.approx(0.0, abs=1e-9)
 
 
+def test_arm_differences_read_the_full_scale_by_default(records):
+    for mode in ("joint", "one_step_frozen", "frozen_random"):
+        _arm(records, mode, 2, test_accuracy=[0.9, 0.8], **{"values.mean_bin_std": [1.0, 1.0],
+             "scores.mean_bin_std": [1.0, 1.0], "scores.shape": ["flat", "flat"]})  # fmt: skip
+    assert df.arm_differences("toy") == df.arm_differences("toy", "full") is not None
+
+
 def test_arm_differences_need_all_three_arms(records):
     _arm(records, "joint", 1, test_accuracy=[0.9], **{"values.mean_bin_std": [1.0], "scores.mean_bin_std": [1.0]})
     assert df.arm_differences("toy", "full") is None
@@ -178,6 +185,7 @@ def test_frozen_sentence_in_full_when_72_percent_needs_a_far_smaller_d():
     )
     m["budgets"] = []
     assert "A short frozen budget" not in df.frozen_sentence(m) and "budgets give . [inferred]" in df.frozen_sentence(m)
+    assert "explain the rebuttal's number. The sources give" in df.frozen_sentence(m)
 
 
 def test_frozen_reading_in_full_on_each_side():
