@@ -119,7 +119,7 @@ MODULES: dict[str, list[str]] = {
     "studies/synthetic_variants.py": _tests("studies", "test_synthetic_variants"),
     "studies/global_local.py": _tests("studies", "test_studies", "test_global_local"),
     "studies/capacity.py": _tests("studies", "test_studies", "test_capacity"),
-    "studies/asymmetric.py": _tests("studies", "test_studies"),
+    "studies/asymmetric.py": _tests("studies", "test_studies", "test_asymmetric"),
     "studies/interactions.py": _tests("studies", "test_studies"),
     "studies/local_optima.py": _tests("studies", "test_studies"),
     "studies/exercise_cases.py": _tests("studies", "test_studies"),
