@@ -120,7 +120,7 @@ MODULES: dict[str, list[str]] = {
     "studies/global_local.py": _tests("studies", "test_studies", "test_global_local"),
     "studies/capacity.py": _tests("studies", "test_studies", "test_capacity"),
     "studies/asymmetric.py": _tests("studies", "test_studies", "test_asymmetric"),
-    "studies/interactions.py": _tests("studies", "test_studies"),
+    "studies/interactions.py": _tests("studies", "test_studies", "test_interactions"),
     "studies/local_optima.py": _tests("studies", "test_studies"),
     "studies/exercise_cases.py": _tests("studies", "test_studies"),
 }

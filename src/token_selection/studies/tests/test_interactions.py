@@ -1,0 +1,99 @@
+"""The negation study: the task hides every first-order statistic, one step sees nothing, joint training hits 3/4."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from token_selection.studies import interactions as it
+from token_selection.studies.intervals import bootstrap_interval
+from token_selection.theory.importance import signed_frequency
+from token_selection.theory.model import CLSAttention
+
+
+def test_negation_data_hide_every_signed_frequency_and_negate_by_the_not_token():
+    data = it.make_negation_data(7, 5, 12, k=3, seed=2)
+    X, y = data.X, data.y
+    assert tuple(X.shape) == (28, 5) and data.not_token == 6
+    # every token occurs equally often with both labels: 0 up to the rounding of the per-sequence shares
+    assert float(signed_frequency(X, y, 12).abs().max()) < 1e-15
+    has_not = (X == 6).any(1)
+    assert bool((has_not == data.negated).all()) and int(data.negated.sum()) == 14
+    assert bool((y == data.sentiment * torch.where(data.negated, -1, 1)).all())
+    word = torch.where(data.sentiment > 0, (X < 3).any(1), ((X >= 3) & (X < 6)).any(1))
+    assert bool(word.all()) and int((X < 6).sum(1).max()) == 1, "one marked word per sequence, of its sentiment"
+    assert int(data.sentiment.sum()) == 0 and bool((X[~has_not] != 6).all())
+    assert sorted(y.tolist()) == [-1] * 14 + [1] * 14
+
+
+def test_negation_data_refuse_too_short_sequences_or_too_few_tokens():
+    with pytest.raises(ValueError, match="T"):
+        it.make_negation_data(3, 2, 12)
+    with pytest.raises(ValueError, match="at least one filler after 5 marked tokens, got 5"):
+        it.make_negation_data(3, 4, 5, k=2)
+    assert it.make_negation_data(3, 3, 6, k=2).X.max() == 5, "2k + 2 tokens leave exactly one filler"
+
+
+def test_accuracy_is_the_share_of_logits_with_the_labels_sign():
+    model = CLSAttention(6, 4, seed=0, dtype=torch.float64)
+    X = torch.tensor([[0, 1], [2, 3], [4, 5], [1, 1]])
+    signs = torch.sign(model(X).detach()).long()
+    assert it.accuracy(model, X, signs) == 1.0
+    assert it.accuracy(model, X, -signs) == 0.0
+    flipped = signs.clone()
+    flipped[0] = -flipped[0]
+    assert it.accuracy(model, X, flipped) == 0.75
+
+
+def test_settings_per_scale():
+    fast = it.negation_settings("fast")
+    assert fast == {"groups": 100, "T": 8, "vocab_size": 40, "k": 2, "d": 32, "eta_ratio": 8.0, "joint_steps": 300,
+                    "joint_lr": 0.05, "seeds": [0, 1, 2]}  # fmt: skip
+    assert it.negation_settings("full") == dict(fast, seeds=list(range(20)))
+    with pytest.raises(ValueError, match="got 'all'"):
+        it.negation_settings("all")
+
+
+def test_marked_signal_to_noise_by_hand():
+    values = torch.tensor([2.0, -4.0, 0.0, 6.0, 1.0, -1.0, 1.0, -1.0], dtype=torch.float64)
+    # k = 1: marked |2|, |-4|, |0| -> mean 2; fillers 6, 1, -1, 1, -1 -> std (n - 1) = sqrt(40 / 4) ... computed below
+    fillers = np.array([6.0, 1.0, -1.0, 1.0, -1.0])
+    assert it.marked_signal_to_noise(values, 1) == pytest.approx(2.0 / fillers.std(ddof=1))
+
+
+SMALL = dict(it.negation_settings("fast"), groups=30, joint_steps=60)
+
+
+def test_one_step_sees_the_sentiment_control_but_not_the_negation():
+    out = it.negation_run(SMALL, seed=0)
+    assert out["max_abs_alpha"] == 0.0
+    assert out["control_signal_to_noise"] > 10 * out["negation_signal_to_noise"]
+    assert out["control_one_step_test_accuracy"] > 0.95 and abs(out["negation_one_step_test_accuracy"] - 0.5) < 0.1
+    assert out["joint_train_accuracy"] <= it.LINEAR_CEILING + 1e-12
+    assert out["joint_not_value"] < 0 < out["joint_good_value"]
+
+
+def test_the_summary_over_seeds(monkeypatch):
+    def run(settings, seed):
+        return {"negation_one_step_test_accuracy": 0.5 + seed / 100, "control_one_step_test_accuracy": 1.0,
+                "joint_test_accuracy": 0.7 + seed / 10, "joint_train_accuracy": 0.75, "joint_not_value": -seed}  # fmt: skip
+
+    monkeypatch.setattr(it, "negation_run", run)
+    tracked = []
+    out = it.run_negation(dict(SMALL, seeds=[0, 1, 2]), track=lambda items, total: tracked.append(total) or items)
+    assert tracked == [3]
+    assert out["joint_not_value"] == [0, -1, -2] and out["negation_one_step_test_accuracy"] == [0.5, 0.51, 0.52]
+    assert out["joint_test_accuracy_mean"] == pytest.approx(0.8)
+    joint = np.array([0.7 + seed / 10 for seed in range(3)])
+    assert out["joint_test_accuracy_ci95"] == list(bootstrap_interval(joint, np.mean, seed=0))
+    assert out["negation_one_step_test_accuracy_mean"] == pytest.approx(0.51)
+    assert out["control_one_step_test_accuracy_mean"] == 1.0 and out["joint_train_accuracy_mean"] == 0.75
+    assert out["linear_ceiling"] == 0.75
+    assert "joint_not_value_mean" not in out
+
+
+def test_protocol_names_the_settings():
+    for part in ("100 groups, T=8, V=40, 2 good and 2 bad tokens", "d=32", "8 eta*", "300 steps, lr 0.05",
+                 "every signed frequency exactly 0"):  # fmt: skip
+        assert part in it.NEGATION_PROTOCOL
