@@ -122,7 +122,7 @@ MODULES: dict[str, list[str]] = {
     "studies/asymmetric.py": _tests("studies", "test_studies", "test_asymmetric"),
     "studies/interactions.py": _tests("studies", "test_studies", "test_interactions"),
     "studies/local_optima.py": _tests("studies", "test_studies"),
-    "studies/exercise_cases.py": _tests("studies", "test_studies"),
+    "studies/exercise_cases.py": _tests("studies", "test_studies", "test_exercise_cases"),
 }
 
 # mutmut's exit codes (mutmut.stats.status_by_exit_code): 1 and 3 are test failures, the rest
