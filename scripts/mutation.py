@@ -121,7 +121,7 @@ MODULES: dict[str, list[str]] = {
     "studies/capacity.py": _tests("studies", "test_studies", "test_capacity"),
     "studies/asymmetric.py": _tests("studies", "test_studies", "test_asymmetric"),
     "studies/interactions.py": _tests("studies", "test_studies", "test_interactions"),
-    "studies/local_optima.py": _tests("studies", "test_studies"),
+    "studies/local_optima.py": _tests("studies", "test_studies", "test_local_optima"),
     "studies/exercise_cases.py": _tests("studies", "test_studies", "test_exercise_cases"),
 }
 
