@@ -27,9 +27,19 @@ def test_negation_data_hide_every_signed_frequency_and_negate_by_the_not_token()
     assert sorted(y.tolist()) == [-1] * 14 + [1] * 14
 
 
+def test_negation_data_defaults_types_and_every_marked_word():
+    data = it.make_negation_data(40, 4, 12)
+    assert data.not_token == 4 and data.X.dtype == data.y.dtype == torch.int64, "k = 2 by default; integer labels"
+    assert torch.equal(data.X, it.make_negation_data(40, 4, 12, k=2, seed=0).X), "seed 0 by default"
+    words = data.X[data.X < 4]
+    assert set(words.tolist()) == {0, 1, 2, 3}, "every good and every bad word is drawn"
+
+
 def test_negation_data_refuse_too_short_sequences_or_too_few_tokens():
     with pytest.raises(ValueError, match="T"):
         it.make_negation_data(3, 2, 12)
+    with pytest.raises(ValueError, match="groups"):
+        it.make_negation_data(0, 4, 12)
     with pytest.raises(ValueError, match="at least one filler after 5 marked tokens, got 5"):
         it.make_negation_data(3, 4, 5, k=2)
     assert it.make_negation_data(3, 3, 6, k=2).X.max() == 5, "2k + 2 tokens leave exactly one filler"
@@ -56,10 +66,10 @@ def test_settings_per_scale():
 
 
 def test_marked_signal_to_noise_by_hand():
-    values = torch.tensor([2.0, -4.0, 0.0, 6.0, 1.0, -1.0, 1.0, -1.0], dtype=torch.float64)
-    # k = 1: marked |2|, |-4|, |0| -> mean 2; fillers 6, 1, -1, 1, -1 -> std (n - 1) = sqrt(40 / 4) ... computed below
+    values = torch.tensor([2.0, -4.0, 3.0, 6.0, 1.0, -1.0, 1.0, -1.0], dtype=torch.float64)
+    # k = 1: the 2k + 1 = 3 marked tokens |2|, |-4|, |3| -> mean 3; the fillers 6, 1, -1, 1, -1: their sample std
     fillers = np.array([6.0, 1.0, -1.0, 1.0, -1.0])
-    assert it.marked_signal_to_noise(values, 1) == pytest.approx(2.0 / fillers.std(ddof=1))
+    assert it.marked_signal_to_noise(values, 1) == pytest.approx(3.0 / fillers.std(ddof=1))
 
 
 SMALL = dict(it.negation_settings("fast"), groups=30, joint_steps=60)
@@ -72,14 +82,26 @@ def test_one_step_sees_the_sentiment_control_but_not_the_negation():
     assert out["control_one_step_test_accuracy"] > 0.95 and abs(out["negation_one_step_test_accuracy"] - 0.5) < 0.1
     assert out["joint_train_accuracy"] <= it.LINEAR_CEILING + 1e-12
     assert out["joint_not_value"] < 0 < out["joint_good_value"]
+    assert 0.0 <= out["joint_test_accuracy"] <= 1.0 and isinstance(out["joint_bad_value"], float)
+    assert out == it.negation_run(SMALL, seed=0), "a seed's run is the same every time"
+    other = it.negation_run(dict(SMALL, joint_steps=0), seed=1)
+    assert other["negation_signal_to_noise"] != out["negation_signal_to_noise"], "the seed draws E and v"
+    # no joint steps: the joint model is the seed's initial model, whose values the run reports
+    start = CLSAttention(40, 32, seed=1, dtype=torch.float64).token_values().detach()
+    assert other["joint_bad_value"] == pytest.approx(float(start[2:4].mean()), abs=1e-12)
+    assert other["joint_not_value"] == pytest.approx(float(start[4]), abs=1e-12)
 
 
 def test_the_summary_over_seeds(monkeypatch):
     def run(settings, seed):
+        assert settings["groups"] == 30
         return {"negation_one_step_test_accuracy": 0.5 + seed / 100, "control_one_step_test_accuracy": 1.0,
                 "joint_test_accuracy": 0.7 + seed / 10, "joint_train_accuracy": 0.75, "joint_not_value": -seed}  # fmt: skip
 
     monkeypatch.setattr(it, "negation_run", run)
+    many = it.run_negation(dict(SMALL, seeds=list(range(9))))
+    joint9 = np.array([0.7 + seed / 10 for seed in range(9)])
+    assert many["joint_test_accuracy_ci95"] == list(bootstrap_interval(joint9, np.mean, seed=0))
     tracked = []
     out = it.run_negation(dict(SMALL, seeds=[0, 1, 2]), track=lambda items, total: tracked.append(total) or items)
     assert tracked == [3]
