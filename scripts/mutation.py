@@ -109,7 +109,7 @@ MODULES: dict[str, list[str]] = {
     "report/exercise_checks.py": _tests("report", "test_exercise_checks", "test_exercise_cases"),
     "report/verdicts.py": _tests("report", "test_verdicts"),
     "report/claims.py": _tests("report", "test_table"),
-    "report/table.py": _tests("report", "test_table"),
+    "report/table.py": _tests("report", "test_table", "test_table_text"),
     "report/theory_claims.py": _tests("report", "test_theory_claims"),
     "report/catalogue.py": _tests("report", "test_catalogue"),
     "report/differences.py": _tests("report", "test_differences"),

@@ -1,0 +1,91 @@
+"""What the report page prints: commands for missing records, the paper's cell, escaping, and each table's lines."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from token_selection.report import table as tb
+from token_selection.report.claims import CLAIMS
+from token_selection.report.measures import real_record
+from token_selection.results import RECORDS_VARIABLE, write_record
+
+BY_KEY = {claim.key: claim for claim in CLAIMS}
+
+
+@pytest.fixture
+def records(tmp_path, monkeypatch):
+    monkeypatch.setenv(RECORDS_VARIABLE, str(tmp_path))
+    return tmp_path
+
+
+def test_produce_command_names_the_command_for_each_kind_of_record():
+    theory = tb.produce_command("report-theory", "full")
+    assert theory.startswith("No full-scale record 'report-theory' yet (token_selection/records/report-theory.full.json)")
+    assert theory.endswith("Produce it with: TOKEN_SELECTION_SCALE=full python -m token_selection.report.theory_claims")
+    assert tb.produce_command("diagnosis-shape_budget", "full").endswith("Produce it with: make full")
+    assert tb.produce_command("diagnosis-shape_budget", "fast").endswith("Produce it with: make records")
+    real = tb.produce_command("imdb-one_layer-joint", "fast")
+    assert real.startswith("No fast-scale record 'imdb-one_layer-joint' yet") and "Produce it with:" in real
+
+
+def test_paper_cell_without_a_table_and_without_a_number():
+    assert tb.paper_cell(BY_KEY["trained_accuracy"]) == "about 95% (dataset not stated)"
+    assert tb.paper_cell(BY_KEY["selection"]) == "no number"
+    cell = tb.paper_cell(BY_KEY["key_query_scores"])
+    assert cell.startswith("table of 20 bin means; by our rule: U-shaped (Spearman ") and cell.endswith(")")
+
+
+def _outcome(ours, verdict, why):
+    return tb.Outcome(ours, verdict, why, "protocol")
+
+
+def test_markdown_table_escapes_pipes_and_line_breaks_and_shows_each_scale():
+    claim = dataclasses.replace(BY_KEY["selection"], statement="a | b\nc")
+    outcomes = {"fast": _outcome("0.5", "reproduced", "x >= y"), "full": _outcome("not run", "not run", "how")}
+    row = tb.ReportRow(claim, "p", outcomes)
+    lines = tb.markdown_table([row]).splitlines()
+    assert lines[0] == "| # | claim | tag: source | paper | ours (fast) | verdict (fast) | ours (full) | verdict (full) |"
+    assert lines[1] == "|---|---|---|---|---|---|---|---|"
+    assert lines[2] == "| 1 | a \\| b c | [abstract] abstract | p | 0.5 | **reproduced**: x >= y | not run | not run |"
+    assert tb.markdown_table([]).splitlines()[0].endswith("| ours (full) | verdict (full) |")
+
+
+def test_protocols_and_verdict_list_in_full():
+    rows = [tb.ReportRow(BY_KEY["selection"], "p", {"full": _outcome("0.999", "reproduced", "ok")}),
+            tb.ReportRow(BY_KEY["max_margin"], "p", {"full": _outcome("0.9", "partly", "the mean")})]  # fmt: skip
+    protocols = tb.protocols_markdown(rows).splitlines()
+    assert protocols[0] == (
+        "1. **selection**: attention on the relevant token, worst training sequence, after normalised GD on p. Rule: "
+        "reproduced if ours (the lower end of its seed interval) >= 0.99, partly if only the mean is, else not reproduced."
+    )
+    assert protocols[1].startswith("2. **max_margin**: cos(p, p_mm) after normalised GD on p, reference case. Rule: ")
+    table = tb.verdict_table(rows).splitlines()
+    assert table[2].endswith("| 0.999 | **reproduced** |") and table[3].endswith("| 0.9 | **partly** (why: 2 below) |")
+    statement = "After p is trained to convergence, the softmax selects the important tokens"
+    assert table[2].startswith(f"| 1 | {statement} | [abstract] abstract |")
+    assert tb.why_list(rows) == "2. **max_margin** (partly: the mean).", "no diagnosis speaks to it: nothing after"
+
+
+def test_records_list_names_each_record_once_with_its_date_and_machine(records):
+    write_record(real_record("one_layer"), "fast", protocol="joint run", settings={}, metrics={})
+    text = tb.records_markdown([BY_KEY["trained_accuracy"], BY_KEY["joint_values"]], scales=("fast", "full"))
+    lines = text.splitlines()
+    assert lines[0] == "- **imdb-one_layer-joint**" and len(lines) == 3
+    assert lines[1].startswith("  - fast (") and lines[1].endswith("): joint run")
+    assert lines[2].startswith("  - full: No full-scale record 'imdb-one_layer-joint' yet")
+
+
+def test_a_stale_record_is_shown_as_stale_with_its_command(records, monkeypatch):
+    metrics = {"test_accuracy": 0.9, "n_test": 1000}
+    write_record(real_record("one_layer"), "full", protocol="p", settings={}, metrics=metrics)
+    monkeypatch.setattr(tb, "state_of", lambda name, scale: "stale")
+    shown = tb.outcome(BY_KEY["trained_accuracy"], "full")
+    assert shown.ours.endswith(" (stale: imdb-one_layer-joint from earlier settings; make full replaces it)")
+    assert shown.protocol == "p"
+    monkeypatch.setattr(tb, "state_of", lambda name, scale: "current")
+    assert "stale" not in tb.outcome(BY_KEY["trained_accuracy"], "full").ours
+    write_record(real_record("one_layer"), "fast", protocol="p", settings={}, metrics=metrics)
+    monkeypatch.setattr(tb, "state_of", lambda name, scale: "stale")
+    assert tb.outcome(BY_KEY["trained_accuracy"], "fast").ours.endswith("make records replaces it)")
