@@ -108,7 +108,7 @@ MODULES: dict[str, list[str]] = {
     "report/measures.py": _tests("report", "test_measures", "test_table", "test_exercise_checks"),
     "report/exercise_checks.py": _tests("report", "test_exercise_checks", "test_exercise_cases"),
     "report/verdicts.py": _tests("report", "test_verdicts"),
-    "report/claims.py": _tests("report", "test_table"),
+    "report/claims.py": _tests("report", "test_table", "test_claims"),
     "report/table.py": _tests("report", "test_table", "test_table_text"),
     "report/theory_claims.py": _tests("report", "test_theory_claims"),
     "report/catalogue.py": _tests("report", "test_catalogue"),
