@@ -58,3 +58,80 @@ def test_multiclass_full_batch_training_reduces_the_loss():
     model = MultiClassCLSAttention(40, 16, 4, seed=0)
     losses = train_full_batch(model, data.X, data.y, steps=40, lr=0.05)
     assert losses[-1] < 0.5 * losses[0]
+
+
+def test_multiclass_synthetic_layout_defaults_and_refusals():
+    data = make_multiclass_synthetic(300, 5, 20, 3, n_relevant=2, zipf=0.0, seed=4)
+    assert tuple(data.X.shape) == (300, 5) and data.token_class.tolist() == [0, 0, 1, 1, 2, 2] + [-1] * 14
+    assert bool((data.X[~data.relevant] >= 6).all()) and bool((data.X[data.relevant] < 6).all())
+    counts = torch.bincount(data.y, minlength=3)
+    assert int(counts.min()) > 70, "labels uniform over the K classes"
+    first = data.X[data.relevant][data.y == 0]
+    assert abs(float((first == 0).double().mean()) - 0.5) < 0.1, "zipf 0: both class-0 tokens equally often"
+    default = make_multiclass_synthetic(50, 4, 20, 3)
+    assert torch.equal(default.X, make_multiclass_synthetic(50, 4, 20, 3, n_relevant=5, zipf=1.0, seed=0).X)
+    assert default.token_class.tolist()[:16] == [0] * 5 + [1] * 5 + [2] * 5 + [-1]
+    assert make_multiclass_synthetic(10, 4, 7, 2, n_relevant=3).token_class.tolist()[-1] == -1, "K m = V - 1 is allowed"
+    with pytest.raises(ValueError, match="num_classes \\* n_relevant = 6 leaves no irrelevant token in vocab_size = 6"):
+        make_multiclass_synthetic(10, 4, 6, 2, n_relevant=3)
+    with pytest.raises(ValueError, match="num_classes"):
+        make_multiclass_synthetic(10, 4, 20, 1)
+    with pytest.raises(ValueError, match="n_relevant"):
+        make_multiclass_synthetic(10, 4, 20, 2, n_relevant=0)
+
+
+def test_train_full_batch_losses_start_from_the_models_loss_and_zero_steps_change_nothing():
+    from token_selection.theory.model import logistic_loss
+
+    data = make_synthetic(60, 5, 20, 0.0, seed=2)
+    model = CLSAttention(20, 8, seed=1, dtype=torch.float64)
+    start = float(logistic_loss(model(data.X), data.y.double()).detach())
+    before = {name: p.detach().clone() for name, p in model.named_parameters()}
+    assert train_full_batch(model, data.X, data.y, steps=0, lr=0.1) == [pytest.approx(start, abs=1e-12)]
+    assert all(torch.equal(p, before[name]) for name, p in model.named_parameters())
+    losses = train_full_batch(model, data.X, (data.y + 1) // 2, steps=3, lr=0.05)
+    assert losses[0] == pytest.approx(start, abs=1e-12), "labels in {0, 1} are the same labels"
+    assert len(losses) == 4 and all(p.grad is None for p in model.parameters()), "no gradient left behind"
+    for lr in (-0.1, float("inf"), float("nan")):
+        with pytest.raises(ValueError, match=f"lr must be a finite number > 0, got {lr}"):
+            train_full_batch(model, data.X, data.y, steps=1, lr=lr)
+    with pytest.raises(ValueError, match="parameters must name some of \\['E', 'p', 'v'\\], got \\[\\]"):
+        train_full_batch(model, data.X, data.y, steps=1, lr=0.1, parameters=())
+    with pytest.raises(ValueError, match="steps"):
+        train_full_batch(model, data.X, data.y, steps=-1, lr=0.1)
+
+
+def test_train_full_batch_respects_the_padding_mask():
+    data = make_synthetic(40, 6, 20, 0.0, seed=3)
+    mask = torch.ones(40, 6, dtype=torch.bool)
+    mask[:, 4:] = False
+    padded = data.X.clone()
+    padded[:, 4:] = 19
+    runs = []
+    for X in (data.X, padded):
+        model = CLSAttention(20, 8, seed=0, dtype=torch.float64)
+        runs.append(train_full_batch(model, X, data.y, steps=5, lr=0.05, mask=mask))
+    assert runs[0] == pytest.approx(runs[1], abs=1e-12), "what sits under the mask does not count"
+    plain = train_full_batch(CLSAttention(20, 8, seed=0, dtype=torch.float64), padded, data.y, steps=5, lr=0.05)
+    assert plain != pytest.approx(runs[1], abs=1e-9)
+
+
+def test_shielding_data_groups_defaults_and_refusals():
+    data = make_shielding_data(8 * 4, 4, 6, seed=1)
+    X, y = data.X, data.y
+    assert int((y == 1).sum()) == 16 and int(X.max()) <= 5
+    holds = {token: (X == token).any(1) for token in (0, 1, 2, 3)}
+    assert int(holds[0].sum()) == 8 and int(holds[3].sum()) == 8 and int(holds[2].sum()) == 8 and int(holds[1].sum()) == 16
+    assert (
+        bool((y[holds[0]] == 1).all())
+        and bool((y[holds[3]] == -1).all())
+        and bool((holds[1] == (holds[2] | (y == 1) & ~holds[0])).all())
+    )
+    assert torch.equal(make_shielding_data().X, make_shielding_data(400, 6, 40, seed=0).X)
+    with pytest.raises(ValueError, match="vocab_size must be at least 6 \\(4 marked tokens and irrelevant ones\\), got 5"):
+        make_shielding_data(8, 4, 5)
+    with pytest.raises(ValueError, match="n must be a multiple of 4 \\(four equal groups\\), got 10"):
+        make_shielding_data(10)
+    with pytest.raises(ValueError, match="got 2"):
+        make_shielding_data(8, T=2)
+    assert make_shielding_data(8, T=3).X.shape == (8, 3)
