@@ -6,6 +6,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+import torch
 
 from token_selection.studies import asymmetric as asy
 from token_selection.studies.intervals import bootstrap_interval, wilson_interval
@@ -27,6 +28,18 @@ def test_data_have_one_relevant_token_of_the_sequences_class_and_the_asked_label
 
 
 def test_zipf_exponents_shape_the_frequencies_within_a_class():
+    steep = asy.make_asymmetric(4000, 2, 20, m_pos=3, m_neg=3, positive_share=0.5, zipf_pos=2.0, zipf_neg=0.0, seed=1)
+    chosen = steep.X[steep.relevant][steep.y == 1]
+    share = np.bincount(chosen.numpy(), minlength=3)[:3] / len(chosen)
+    assert share == pytest.approx(np.array([1, 1 / 4, 1 / 9]) / (1 + 1 / 4 + 1 / 9), abs=0.04)
+    # irrelevant tokens follow Zipf 1 over the 14 of them: the first takes 1 / H_14 of the draws
+    irrelevant = steep.X[~steep.relevant] - 6
+    assert float((irrelevant == 0).double().mean()) == pytest.approx(1 / sum(1 / k for k in range(1, 15)), abs=0.02)
+    assert bool(steep.relevant[:, 0].any() and steep.relevant[:, 1].any()), "the relevant token takes any position"
+    assert steep.token_class.dtype == torch.int64
+    default = asy.make_asymmetric(30, 3, 20, m_pos=2, m_neg=3, positive_share=0.5)
+    same = asy.make_asymmetric(30, 3, 20, m_pos=2, m_neg=3, positive_share=0.5, zipf_pos=1.0, zipf_neg=1.0, seed=0)
+    assert torch.equal(default.X, same.X)
     flat = asy.make_asymmetric(4000, 2, 20, m_pos=3, m_neg=3, positive_share=0.5, zipf_pos=0.0, zipf_neg=2.0, seed=0)
     chosen, y = flat.X[flat.relevant], flat.y
     pos = np.bincount(chosen[y == 1].numpy(), minlength=3)[:3] / int((y == 1).sum())
@@ -38,10 +51,10 @@ def test_zipf_exponents_shape_the_frequencies_within_a_class():
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"n": 1}, "n"),
-        ({"T": 1}, "T"),
-        ({"m_pos": 0}, "m_pos"),
-        ({"m_neg": 0}, "m_neg"),
+        ({"n": 1}, "^n must"),
+        ({"T": 1}, "^T must"),
+        ({"m_pos": 0}, "^m_pos must"),
+        ({"m_neg": 0}, "^m_neg must"),
         ({"m_pos": 10, "m_neg": 10}, "m_pos \\+ m_neg = 20 leaves no irrelevant token in vocab_size = 20"),
         ({"positive_share": 0.0}, "strictly between 0 and 1, got 0.0"),
         ({"positive_share": 1.0}, "strictly between 0 and 1, got 1.0"),
@@ -94,9 +107,10 @@ def test_one_seed_reports_scores_per_token_and_its_arms():
 
 
 def test_the_summary_counts_u_shapes_and_intervals_over_seeds(monkeypatch):
-    arms = {0: ((2.0, 1.0), (0.5, 0.25)), 1: ((1.0, 3.0), (-0.75, 0.0)), 2: ((4.0, 0.0), (0.1, 0.1))}
+    arms = {0: ((2.0, 1.0), (0.5, 0.25)), 1: ((1.0, 3.0), (-0.75, -0.5)), 2: ((4.0, 0.0), (0.1, 0.1))}
 
     def run(settings, seed):
+        assert settings["n"] == 60
         trained, limit = arms[seed]
         return {"shape": SimpleNamespace(u_shaped=seed != 1), "arms": trained, "max_margin_arms": limit,
                 "cosine_to_max_margin": 0.9 + seed / 100, "p_norm": 10.0 + seed}  # fmt: skip
@@ -114,10 +128,46 @@ def test_the_summary_counts_u_shapes_and_intervals_over_seeds(monkeypatch):
         "arm_negative": [1.0, 3.0, 0.0],
         "arm_difference_mean": pytest.approx(1.0),
         "arm_difference_ci95": list(bootstrap_interval(difference, np.mean, seed=0)),
-        "max_margin_arm_difference_max": 0.75,  # |0.5 - 0.25|, |-0.75 - 0|, |0|: the largest is 0.75
+        "max_margin_arm_difference_max": 0.25,  # |0.5 - 0.25|, |-0.75 + 0.5|, |0|: the largest is 0.25
         "cosine_to_max_margin": [0.9, 0.91, 0.92],
         "p_norm": [10.0, 11.0, 12.0],
     }
+
+
+def test_one_seed_passes_its_settings_on_and_reads_the_end_of_training(monkeypatch):
+    seen = {}
+    real_gap, real_shape = asy.posterior_gap, asy.classify_shape
+
+    def gap(X, y, V, min_count):
+        seen["min_count"] = min_count
+        return real_gap(X, y, V, min_count=min_count)
+
+    def shape(gap, scores, n_boot, seed):
+        seen["shape"] = (n_boot, seed)
+        return real_shape(gap, scores, n_boot=n_boot, seed=seed)
+
+    class History:
+        cosine, p_norm = [0.1, 0.5, 0.93], [1.0, 2.0, 7.0]
+
+    monkeypatch.setattr(asy, "posterior_gap", gap)
+    monkeypatch.setattr(asy, "classify_shape", shape)
+
+    def train(model, *args, **kwargs):
+        model.p.data.copy_(torch.linspace(-1.0, 1.0, model.d, dtype=torch.float64))
+        return History()
+
+    monkeypatch.setattr(asy, "train_cls", train)
+    run = asy.asymmetric_run(TINY, seed=1)
+    assert seen == {"min_count": 2, "shape": (20, 1)}
+    assert run["cosine_to_max_margin"] == 0.93 and run["p_norm"] == 7.0
+    assert set(run) == {"scores", "gap", "token_class", "shape", "arms", "max_margin_arms", "cosine_to_max_margin", "p_norm"}
+
+
+def test_a_seed_is_the_same_run_every_time_and_another_seed_is_another():
+    one, again, other = (asy.asymmetric_run(dict(TINY, steps=20), seed) for seed in (1, 1, 2))
+    assert np.array_equal(one["scores"], again["scores"]) and one["max_margin_arms"] == again["max_margin_arms"]
+    assert not np.array_equal(one["scores"], other["scores"])
+    assert float(np.linalg.norm(one["scores"])) < 10 * float(np.abs(one["scores"]).max()), "scores of the unit direction"
 
 
 def test_protocol_names_the_settings():
