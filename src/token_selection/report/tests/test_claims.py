@@ -10,11 +10,13 @@ from token_selection import sources as pn
 from token_selection.report.claims import CLAIMS
 from token_selection.report.verdicts import AtLeast, PositiveInterval, ShapeIs, WeakerTrend, Within, WithinFactor
 
-ROOT = Path(__file__).resolve().parents[4]
+ROOT = next((folder for folder in Path(__file__).resolve().parents if (folder / "_toc.yml").is_file()), None)
+"""The repository holding the chapters; None for a copy of the package alone (a mutation run's)."""
 BY_KEY = {claim.key: claim for claim in CLAIMS}
 INTERVAL = {"value": 0.885, "low": 0.883, "high": 0.886, "n": 5}
 
 
+@pytest.mark.skipif(ROOT is None, reason="a copy of the package without the book's chapters")
 def test_every_claim_points_to_a_chapter_of_the_book():
     for claim in CLAIMS:
         assert (ROOT / "notebooks" / f"{claim.chapter}.ipynb").is_file(), f"{claim.key}: no chapter {claim.chapter}"
