@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import struct
 
+import matplotlib
 import numpy as np
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -27,8 +28,9 @@ GREEN = "#2ca02c"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def figure():
+    """Drawn anew for each test: a test that reads the panels also draws them (mutation runs map tests to what they call)."""
     return draw_panels(hand_made_result())
 
 
@@ -130,7 +132,7 @@ def test_panel_three_and_the_figure_title(figure):
 
 
 def test_the_panels_fill_the_width_and_no_text_overlaps_another_panel_or_the_title():
-    figure = draw_panels(hand_made_result(), width=15.0)
+    figure = draw_panels(hand_made_result())  # the default width: 15 inches
     assert tuple(figure.get_size_inches()) == (15.0, 4.5)
     renderer = FigureCanvasAgg(figure).get_renderer()
     figure.draw(renderer)
@@ -154,6 +156,8 @@ def test_figure_png_is_a_png_at_80_dots_per_inch():
     # the IHDR chunk holds the size in pixels: 2.5 x 1 inches at 80 dpi, then at 10 dpi
     assert struct.unpack(">II", png[16:24]) == (200, 80)
     assert struct.unpack(">II", figure_png(figure, dpi=10)[16:24]) == (25, 10)
+    with matplotlib.rc_context({"savefig.format": "svg"}):  # PNG whatever the default format
+        assert figure_png(figure).startswith(PNG_SIGNATURE)
 
 
 def test_notice_html_escapes_the_sentence():

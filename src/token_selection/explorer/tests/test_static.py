@@ -32,7 +32,7 @@ from token_selection.explorer.static import (
 from token_selection.theory.plots import CLASS_COLORS, CLASS_LABELS
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def figure(tiny_grid):
     return static_figure(tiny_grid, start=(0.0, 64, 8))
 
@@ -100,7 +100,7 @@ def _point(T: int, **changes) -> dict:
     return point | changes
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def hand_grid():
     return {
         "config": {"axes": {"delta": [0.1], "d": [64], "T": [4, 8]}, "settings": {"step_factor": 2.5}},
@@ -109,8 +109,9 @@ def hand_grid():
     }
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def hand_figure(hand_grid):
+    """Built anew for each test, so that each test that reads the figure also builds it."""
     return static_figure(hand_grid, start=(0.1, 64, 8))
 
 
