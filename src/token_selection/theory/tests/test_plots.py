@@ -13,6 +13,7 @@ from token_selection.theory.plots import (
     CLASS_COLORS,
     CLASS_LABELS,
     TRAINING_QUANTITIES,
+    _as_numpy,
     fit_line,
     loglog_slope,
     plot_against_importance,
@@ -206,15 +207,61 @@ def test_against_importance_without_sizes_draws_markers_of_area_30(ax):
         (lambda ax: fit_line([1.0], [2.0]), "fit_line needs at least two distinct x values"),
         (lambda ax: loglog_slope([1.0, 2.0], [1.0, 0.0]), "loglog_slope needs strictly positive x and y"),
         (lambda ax: loglog_slope([0.0, 2.0], [1.0, 1.0]), "loglog_slope needs strictly positive x and y"),
-        (lambda ax: plot_against_importance(ax, [0.1, 0.2], [1.0, 2.0], [1]), "token_class must have length 2"),
-        (lambda ax: plot_against_importance(ax, [0.1, 0.2], [1.0, 2.0], [-2, 1]), "values in {-1, 0, +1}"),
-        (lambda ax: plot_against_importance(ax, [0.1, 0.2], [1.0, 2.0], [1, 0], sizes=[1.0]), "sizes must be 2 non-negative"),
+        (lambda ax: loglog_slope([1.0, 2.0], [1.0]), "x and y must have equal length, got 2 and 1"),
+        (
+            lambda ax: plot_loglog_fit(ax, [[1.0, 2.0]], [1.0, 2.0], label="a"),
+            "x must be a non-empty 1-D array, got shape (1, 2)",
+        ),
+        (
+            lambda ax: plot_loglog_fit(ax, [1.0, 2.0], [[1.0, 2.0]], label="a"),
+            "y must be a non-empty 1-D array, got shape (1, 2)",
+        ),
+        (
+            lambda ax: plot_against_importance(ax, [0.1, 0.2], [1.0], [1, 0]),
+            "importance and values must have equal length, got 2 and 1",
+        ),
+        (
+            lambda ax: plot_against_importance(ax, [0.1, 0.2], [1.0, 2.0], [[1, 0]]),
+            "token_class must be a non-empty 1-D array, got shape (1, 2)",
+        ),
+        (
+            lambda ax: plot_against_importance(ax, [0.1, 0.2], [1.0, 2.0], [1]),
+            "token_class must have length 2 and values in {-1, 0, +1}",
+        ),
+        (
+            lambda ax: plot_against_importance(ax, [0.1, 0.2], [1.0, 2.0], [-2, 1]),
+            "token_class must have length 2 and values in {-1, 0, +1}",
+        ),
+        (
+            lambda ax: plot_against_importance(ax, [0.1, 0.2], [1.0, 2.0], [0.5, 1]),
+            "token_class must have length 2 and values in {-1, 0, +1}",
+        ),
+        (
+            lambda ax: plot_against_importance(ax, [0.1, 0.2], [1.0, 2.0], [1, 0], sizes=[1.0]),
+            "sizes must be 2 non-negative marker areas",
+        ),
+        (
+            lambda ax: plot_against_importance(ax, [0.1, 0.2], [1.0, 2.0], [1, 0], sizes=[[1.0, 1.0]]),
+            "sizes must be a non-empty 1-D array, got shape (1, 2)",
+        ),
+        (
+            lambda ax: plot_against_importance(ax, [0.1, 0.2], [1.0, 2.0], [1, 0], sizes=[-1e-9, 1.0]),
+            "sizes must be 2 non-negative marker areas",
+        ),
     ],
 )
 def test_bad_input_messages_name_the_argument_and_what_is_allowed(ax, call, message):
     with pytest.raises(ValueError) as error:
         call(ax)
-    assert message in str(error.value)
+    assert str(error.value) == message
+
+
+def test_inputs_become_float64_arrays_tensors_with_gradients_included(ax):
+    assert _as_numpy([1, 2], "x").dtype == np.float64 and _as_numpy(["0.5", "2"], "x").tolist() == [0.5, 2.0]
+    alpha = torch.tensor([0.5, -0.5, 0.0], requires_grad=True)  # a tensor still in an autograd graph
+    values = 2 * alpha
+    slope, _ = plot_against_importance(ax, alpha, values, torch.tensor([1, -1, 0]), fit=True)
+    assert slope == pytest.approx(2.0)
 
 
 def test_the_smallest_fits_two_points_and_positive_values_near_zero():
