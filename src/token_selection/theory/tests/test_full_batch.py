@@ -142,3 +142,21 @@ def test_rows_recomputed_with_their_own_maximum_keep_their_padding_out_and_add_t
     scores = stepper.model.token_scores().detach()
     assert (scores[X[1:3]].amax(1) < scores.max() - 800).all()  # rows 1 and 2 take the recomputation
     assert_same_step(model, X, y, 0.5, mask)
+
+
+def test_only_the_rows_that_need_their_own_maximum_are_recomputed(monkeypatch):
+    recomputed = []
+    original = FullBatchGD._stable_logits
+
+    def spy(self, scores, values, rows):
+        recomputed.append(rows.tolist())
+        return original(self, scores, values, rows)
+
+    monkeypatch.setattr(FullBatchGD, "_stable_logits", spy)
+    model, X, y, mask = small_case()
+    full_batch_gd_step_(model, X, y, 0.5, mask)
+    assert recomputed == []  # ordinary scores: every row from the one exp table
+    model = _hand_model([(0.0, 0.75), (0.0, 1.0), (0.0, -1.0), (0.0, 0.25), (999.5, 0.3), (1000.0, -0.2)])
+    X = torch.tensor([[5, 4, 3], [1, 2, 0], [1, 2, 2], [4, 5, 3]])
+    full_batch_gd_step_(model, X, torch.tensor([1, 0, 1, 1]), 0.5)
+    assert recomputed == [[1, 2]]  # the two rows without token 4 or 5
