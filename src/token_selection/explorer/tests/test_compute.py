@@ -99,9 +99,9 @@ def test_token_mass_sums_the_repeats_of_a_token():
     assert selected_relevant_per_sequence(attention, X, relevant, 5) == 1.0
 
 
-def _replay(delta: float, d: int, T: int, n: int, steps: int, V: int, seed: int) -> dict:
+def _replay(delta: float, d: int, T: int, n: int, steps: int, V: int, seed: int, zipf: float) -> dict:
     """What explore should report, from the theory chapters' calls and plain loops over sequences and tokens."""
-    data = make_synthetic(n, T, V, delta, seed=seed)
+    data = make_synthetic(n, T, V, delta, zipf=zipf, seed=seed)
     eta_star = step_size_threshold(data.X, data.y, V, d)
     model = CLSAttention(V, d, seed=seed, dtype=torch.float64)
     v = model.v.detach().clone()
@@ -133,6 +133,7 @@ def _replay(delta: float, d: int, T: int, n: int, steps: int, V: int, seed: int)
         own = None
     return {
         "token_class": data.token_class.tolist(),
+        "alpha": alpha,
         "scores": (model.token_scores().detach() / p.norm()).numpy(),
         "slope": np.polyfit(alpha, values, 1)[0],
         "predicted_slope": 15 * eta_star * float(v @ v) / 2,
@@ -153,18 +154,20 @@ def _replay(delta: float, d: int, T: int, n: int, steps: int, V: int, seed: int)
 
 
 @pytest.mark.parametrize(
-    ("delta", "d", "T", "own_selection"),
+    ("delta", "d", "T", "zipf", "own_selection"),
     [
-        (0.0, 64, 32, True),  # p selects an irrelevant token in half of the sequences; its own selection has a p_mm
-        (0.2, 32, 16, False),  # several relevant tokens, some missed; p's own selection has no p_mm
+        (0.0, 64, 32, 1.0, "its own"),  # p selects an irrelevant token in half of the sequences; its own selection has a p_mm
+        (0.2, 32, 16, 1.0, "none"),  # several relevant tokens, some missed; p's own selection has no p_mm
+        (0.0, 128, 8, 0.5, "the same"),  # a flatter vocabulary; p selects exactly the relevant tokens
     ],
 )
-def test_every_number_of_a_small_run_from_the_chapters_calls_and_plain_loops(delta, d, T, own_selection):
-    settings = dict(n=40, p_steps=100, vocab_size=20, seed=2)
+def test_every_number_of_a_small_run_from_the_chapters_calls_and_plain_loops(delta, d, T, zipf, own_selection):
+    settings = dict(n=40, p_steps=100, vocab_size=20, seed=2, zipf=zipf)
     result = explore(delta, d, T, **settings)
-    expected = _replay(delta, d, T, 40, 100, 20, 2)
+    expected = _replay(delta, d, T, 40, 100, 20, 2, zipf)
     assert result.config == ExplorerConfig(delta=delta, d=d, T=T, **settings)
     assert result.token_class.tolist() == expected["token_class"] and result.token_class.dtype == np.int64
+    np.testing.assert_allclose(result.alpha, expected["alpha"], rtol=1e-12)
     np.testing.assert_allclose(result.scores, expected["scores"], rtol=1e-12)
     for name in ("slope", "predicted_slope", "predicted_correlation", "relevant_per_sequence", "irrelevant_share"):
         assert getattr(result, name) == pytest.approx(expected[name], rel=1e-9), name
@@ -172,9 +175,13 @@ def test_every_number_of_a_small_run_from_the_chapters_calls_and_plain_loops(del
                  "final_mean_attention"):  # fmt: skip
         assert getattr(result, name) == pytest.approx(expected[name], rel=1e-12, abs=1e-300), name
     assert result.stop_reason == expected["stop_reason"] == "ran all 100 steps"
-    assert 0 < result.selected_fraction < 1 and 0 < result.missed_fraction < 1  # the uneven cases this test is for
-    assert (result.selection_cosine is not None) is own_selection
-    if own_selection:
+    if own_selection == "the same":
+        assert result.selected_fraction == 1 and result.missed_fraction == 0
+        assert result.selection_cosine == result.final_cosine
+    else:
+        assert 0 < result.selected_fraction < 1 and 0 < result.missed_fraction < 1  # the uneven cases this test is for
+        assert (result.selection_cosine is not None) is (own_selection == "its own")
+    if own_selection == "its own":
         assert result.selection_cosine == pytest.approx(expected["selection_cosine"], rel=1e-12)
         assert result.selection_cosine != result.final_cosine
     assert result.max_margin_message == "" and result.notice == what_to_notice(result)
