@@ -74,6 +74,8 @@ def test_html_loads_plotly_from_the_book_or_from_colab(tiny_grid, monkeypatch):
     assert f'src="{BOOK_PLOTLYJS}"' in bundle["text/html"] and f'id="{ELEMENT_ID}"' in bundle["text/html"]
     assert "cdn.plot.ly" not in bundle["text/html"]
     assert len(bundle["application/vnd.plotly.v1+json"]["frames"]) == 2
+    assert bundle["application/vnd.plotly.v1+json"]["config"] == {"displaylogo": False}
+    assert bundle["application/vnd.plotly.v1+json"]["layout"]["meta"] == "0,64,4"  # the start asked for
 
     monkeypatch.setitem(sys.modules, "google.colab", types.ModuleType("google.colab"))
     colab = static_explorer(tiny_grid, start=(0.0, 64, 4))._repr_mimebundle_()
@@ -264,3 +266,11 @@ def test_html_options(hand_figure):
     assert f'id="{ELEMENT_ID}"' in text and "<html>" not in text and "<script src=" not in text
     assert '"displaylogo": false' in text and '"responsive": true' in text
     assert "Plotly.animate" not in text  # no auto-play: the figure opens at its starting point
+
+
+def test_the_sentence_is_wrapped_at_120_characters_on_the_boundary(hand_grid):
+    # "What to notice: " (16) + the sentence + "." : 120 characters fit on one line, 121 do not
+    fits = _layout(hand_grid, _point(8, notice="a" * 101 + " b"))["annotations"][3]["text"]
+    assert fits.endswith("<br>What to notice: " + "a" * 101 + " b.")
+    broken = _layout(hand_grid, _point(8, notice="a" * 102 + " b"))["annotations"][3]["text"]
+    assert broken.endswith("<br>What to notice: " + "a" * 102 + "<br>b.")
