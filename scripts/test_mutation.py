@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from mutation import MODULES, PACKAGE, ROOT, ModuleResult, Mutant, duration, group, load_result, parts, stem
+from mutation import MODULES, PACKAGE, ROOT, ModuleResult, Mutant, duration, group, load_result, nothing_to_mutate, parts, stem
 
 SKIPPED = {"__init__.py", "_version.py"}
 """Files without behaviour to mutate: re-exports and the version string."""
@@ -65,3 +65,18 @@ def test_a_saved_result_round_trips_and_meets_its_judgments(tmp_path, monkeypatc
     assert [m.name for m, _ in loaded.equivalent] == [survivor.name] and judged[0]["matched"]
     assert loaded.score == pytest.approx(8 / 9)
     assert load_result("prose.py", judged) is None
+
+
+def test_a_module_of_constants_only_has_nothing_to_mutate(tmp_path, monkeypatch):
+    import mutation
+
+    monkeypatch.setattr(mutation, "WORK", tmp_path)
+    assert not nothing_to_mutate("theory/thresholds.py")  # no run yet: not "nothing"
+    meta = tmp_path / "theory.thresholds" / "mutants" / PACKAGE / "theory/thresholds.py.meta"
+    meta.parent.mkdir(parents=True)
+    meta.write_text(json.dumps({"exit_code_by_key": {}, "hash_by_function_name": {}}))
+    assert nothing_to_mutate("theory/thresholds.py")
+    meta.write_text(json.dumps({"exit_code_by_key": {}, "hash_by_function_name": {"x_f": "abc"}}))
+    assert not nothing_to_mutate("theory/thresholds.py")  # functions, but no test ran them: a failed run
+    meta.write_text(json.dumps({"exit_code_by_key": {"x_f__mutmut_1": None}, "hash_by_function_name": {}}))
+    assert not nothing_to_mutate("theory/thresholds.py")

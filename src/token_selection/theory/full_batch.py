@@ -30,6 +30,14 @@ from .model import CLSAttention, masked_softmax
 _COMPLEX = {torch.float32: torch.complex64, torch.float64: torch.complex128}
 
 
+def id_dtype(vocab_size: int) -> torch.dtype:
+    """The dtype ``FullBatchGD`` stores token ids in: int32 when every id, the padding id ``vocab_size`` included, fits.
+
+    int32 halves the memory the gather and the scatter read; int64 beyond ``2**31 - 1``.
+    """
+    return torch.int32 if vocab_size <= torch.iinfo(torch.int32).max else torch.int64
+
+
 class FullBatchGD:
     """Plain gradient descent on the whole batch, exact, updating the model in place.
 
@@ -53,7 +61,7 @@ class FullBatchGD:
         self.y = check_labels(y, X.shape[0]).to(device=device, dtype=dtype)
         V = model.vocab_size
         ids = X if mask is None else X.masked_fill(~mask, V)
-        self.ids = ids.T.to(torch.int32 if V < 2**31 - 1 else torch.int64).contiguous()  # (T, n)
+        self.ids = ids.T.to(id_dtype(V)).contiguous()  # (T, n)
         self.absent = torch.bincount(ids.reshape(-1), minlength=V + 1)[:V] == 0
         self.tiny = torch.finfo(dtype).tiny
         self.complex = _COMPLEX[dtype]
@@ -66,7 +74,9 @@ class FullBatchGD:
         # one (V, d) x (d, 2) product reads E once; two mat-vecs would read it twice
         scores, values = (E @ torch.stack([p, v], dim=1)).unbind(dim=1)
         e = torch.exp(scores - scores.masked_fill(self.absent, -torch.inf).max())
-        e.masked_fill_(e < self.tiny, 0.0)  # subnormals would only slow the sums down
+        # subnormals would only slow the sums down; a token absent from X gets no gradient, and its exp, which may
+        # overflow when its score lies far above every present one, must not make that gradient inf * 0 = NaN
+        e.masked_fill_((e < self.tiny) | self.absent, 0.0)
         table = torch.zeros(len(e) + 1, 2, dtype=e.dtype, device=e.device)
         table[:-1, 0], table[:-1, 1] = e, e * values
         table = torch.view_as_complex(table)

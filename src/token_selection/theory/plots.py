@@ -71,8 +71,8 @@ def loglog_slope(x: ArrayLike, y: ArrayLike) -> tuple[float, float]:
 
 def plot_loglog_fit(ax: Axes, x: ArrayLike, y: ArrayLike, *, label: str, color: str | None = None) -> float:
     """Points ``(x, y)`` on log-log axes with the fitted power law; returns the exponent."""
-    slope, prefactor = loglog_slope(x, y)
     x, y = _as_numpy(x, "x"), _as_numpy(y, "y")
+    slope, prefactor = loglog_slope(x, y)
     (points,) = ax.loglog(x, y, "o", color=color, label=label)
     grid = np.geomspace(x.min(), x.max(), 50)
     ax.loglog(grid, prefactor * grid**slope, "--", color=points.get_color(), label=f"fit: slope {slope:.2f}")
@@ -95,7 +95,7 @@ def plot_against_importance(
     least-squares line over all tokens is drawn and ``(slope, intercept)`` returned.
     """
     importance, values = _paired(importance, values, ("importance", "values"))
-    classes = _as_numpy(token_class, "token_class").astype(np.int64)
+    classes = _as_numpy(token_class, "token_class")  # float64: a class such as 0.5 is rejected, not rounded
     if classes.shape != importance.shape or not set(np.unique(classes)) <= {-1, 0, 1}:
         raise ValueError(f"token_class must have length {importance.size} and values in {{-1, 0, +1}}")
     area = np.full(importance.shape, 30.0) if sizes is None else _as_numpy(sizes, "sizes")

@@ -6,7 +6,10 @@ import numpy as np
 import pytest
 import torch
 
+from token_selection.explorer import compute as compute_module
 from token_selection.explorer.compute import STAGES, explore, selected_relevant_per_sequence, token_mass
+from token_selection.explorer.config import ExplorerConfig
+from token_selection.explorer.notice import what_to_notice
 from token_selection.theory.importance import signed_frequency
 from token_selection.theory.max_margin import solve_max_margin
 from token_selection.theory.model import CLSAttention
@@ -94,3 +97,110 @@ def test_token_mass_sums_the_repeats_of_a_token():
     relevant = torch.tensor([[True, True, False]])
     # token 3 holds 1.2% in total although each of its positions holds 0.6%: one selected token
     assert selected_relevant_per_sequence(attention, X, relevant, 5) == 1.0
+
+
+def _replay(delta: float, d: int, T: int, n: int, steps: int, V: int, seed: int, zipf: float) -> dict:
+    """What explore should report, from the theory chapters' calls and plain loops over sequences and tokens."""
+    data = make_synthetic(n, T, V, delta, zipf=zipf, seed=seed)
+    eta_star = step_size_threshold(data.X, data.y, V, d)
+    model = CLSAttention(V, d, seed=seed, dtype=torch.float64)
+    v = model.v.detach().clone()
+    E1 = one_step_embeddings(model, data.X, data.y, lr=15 * eta_star)
+    values, alpha = (E1 @ v).numpy(), signed_frequency(data.X, data.y, V).numpy()
+    model.E.data.copy_(E1)
+    p_mm = solve_max_margin(E1, data.X, selection=data.relevant).direction
+    history = train_cls(model, data.X, data.y, steps=steps, lr=1.0, method="normalized", reference=p_mm,
+                        relevant=data.relevant)  # fmt: skip
+    attention = model.attention(data.X).detach()
+    p = model.p.detach()
+    pairs, chosen, selected_counts, missed = set(), set(), [], 0
+    X, relevant, weights = data.X.tolist(), data.relevant.tolist(), attention.tolist()
+    selected = []
+    for j in range(n):
+        mass: dict[int, float] = {}
+        for token, weight in zip(X[j], weights[j], strict=True):
+            mass[token] = mass.get(token, 0.0) + weight
+        selected.append([mass[token] >= 0.01 for token in X[j]])
+        relevant_tokens = {token for token, r in zip(X[j], relevant[j], strict=True) if r}
+        pairs |= {(j, s) for s in relevant_tokens}
+        chosen |= {(j, s) for s in relevant_tokens if mass[s] >= 0.01}
+        selected_counts.append(sum(mass[s] >= 0.01 for s in relevant_tokens))
+        missed += sum(w for w, r in zip(weights[j], relevant[j], strict=True) if r) < 0.5
+    selected = torch.tensor(selected)
+    try:
+        own = float(p @ solve_max_margin(E1, data.X, selection=selected).direction) / float(p.norm())
+    except ValueError:
+        own = None
+    return {
+        "token_class": data.token_class.tolist(),
+        "alpha": alpha,
+        "scores": (model.token_scores().detach() / p.norm()).numpy(),
+        "slope": np.polyfit(alpha, values, 1)[0],
+        "predicted_slope": 15 * eta_star * float(v @ v) / 2,
+        "predicted_correlation": 15 / (1 + 15**2) ** 0.5,
+        "relevant_per_sequence": np.mean(
+            [len({int(x) for x, r in zip(row, rel, strict=True) if r}) for row, rel in zip(data.X, data.relevant, strict=True)]
+        ),  # fmt: skip
+        "irrelevant_share": 1 - float(data.relevant.double().mean()),
+        "selected_fraction": len(chosen) / len(pairs),
+        "selected_per_sequence": np.mean(selected_counts),
+        "missed_fraction": missed / n,
+        "selection_cosine": own,
+        "final_cosine": history.cosine[-1],
+        "final_min_attention": history.min_relevant_attention[-1],
+        "final_mean_attention": history.mean_relevant_attention[-1],
+        "stop_reason": history.stop_reason,
+    }
+
+
+@pytest.mark.parametrize(
+    ("delta", "d", "T", "zipf", "own_selection"),
+    [
+        (0.0, 64, 32, 1.0, "its own"),  # p selects an irrelevant token in half of the sequences; its own selection has a p_mm
+        (0.2, 32, 16, 1.0, "none"),  # several relevant tokens, some missed; p's own selection has no p_mm
+        (0.0, 128, 8, 0.5, "the same"),  # a flatter vocabulary; p selects exactly the relevant tokens
+    ],
+)
+def test_every_number_of_a_small_run_from_the_chapters_calls_and_plain_loops(delta, d, T, zipf, own_selection):
+    settings = dict(n=40, p_steps=100, vocab_size=20, seed=2, zipf=zipf)
+    result = explore(delta, d, T, **settings)
+    expected = _replay(delta, d, T, 40, 100, 20, 2, zipf)
+    assert result.config == ExplorerConfig(delta=delta, d=d, T=T, **settings)
+    assert result.token_class.tolist() == expected["token_class"] and result.token_class.dtype == np.int64
+    np.testing.assert_allclose(result.alpha, expected["alpha"], rtol=1e-12)
+    np.testing.assert_allclose(result.scores, expected["scores"], rtol=1e-12)
+    for name in ("slope", "predicted_slope", "predicted_correlation", "relevant_per_sequence", "irrelevant_share"):
+        assert getattr(result, name) == pytest.approx(expected[name], rel=1e-9), name
+    for name in ("selected_fraction", "selected_per_sequence", "missed_fraction", "final_cosine", "final_min_attention",
+                 "final_mean_attention"):  # fmt: skip
+        assert getattr(result, name) == pytest.approx(expected[name], rel=1e-12, abs=1e-300), name
+    assert result.stop_reason == expected["stop_reason"] == "ran all 100 steps"
+    if own_selection == "the same":
+        assert result.selected_fraction == 1 and result.missed_fraction == 0
+        assert result.selection_cosine == result.final_cosine
+    else:
+        assert 0 < result.selected_fraction < 1 and 0 < result.missed_fraction < 1  # the uneven cases this test is for
+        assert (result.selection_cosine is not None) is (own_selection == "its own")
+    if own_selection == "its own":
+        assert result.selection_cosine == pytest.approx(expected["selection_cosine"], rel=1e-12)
+        assert result.selection_cosine != result.final_cosine
+    assert result.max_margin_message == "" and result.notice == what_to_notice(result)
+
+
+def test_explore_runs_torch_on_one_thread_and_restores_the_setting(monkeypatch):
+    before = torch.get_num_threads()
+    seen = []
+    try:
+        torch.set_num_threads(2)
+        explore(0.0, 32, 4, n=10, p_steps=5, vocab_size=8, on_stage=lambda stage: seen.append(torch.get_num_threads()))
+        assert seen == [1, 1, 1, 1] and torch.get_num_threads() == 2
+
+        def broken(*args, **kwargs):
+            raise RuntimeError("draw failed")
+
+        monkeypatch.setattr(compute_module, "make_synthetic", broken)
+        with pytest.raises(RuntimeError, match="draw failed"):
+            explore(0.0, 32, 4, n=10, p_steps=5, vocab_size=8)
+        assert torch.get_num_threads() == 2  # restored after a failure too
+    finally:
+        torch.set_num_threads(before)

@@ -3,12 +3,16 @@ check that recomputes grid points: it fails when the numbers change, not when th
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from token_selection._version import __version__
 from token_selection.explorer import compute as compute_module
 from token_selection.explorer import grid as grid_module
 from token_selection.explorer.compute import explore
@@ -26,8 +30,9 @@ from token_selection.explorer.grid import (
     read_grid,
     write_grid,
 )
+from token_selection.theory.synthetic import make_synthetic
 
-from .conftest import TINY_AXES
+from .conftest import TINY_AXES, hand_made_result
 
 
 def test_grid_round_trip_and_lookup(tmp_path, tiny_grid):
@@ -151,3 +156,266 @@ def test_payload_differences_tolerances_on_their_boundary():
 def test_rounding_keeps_four_significant_digits_and_drops_non_finite():
     assert grid_module._rounded(0.123456) == 0.1235
     assert grid_module._rounded([1234567.0, math.nan, -math.inf]) == [1235000.0, None, None]
+
+
+# The grid's bookkeeping with explore replaced: hand-made results and payloads, no run.
+
+
+def test_the_fixed_settings_are_the_live_defaults_off_the_sliders():
+    assert grid_module.fixed_settings() == {
+        "n": DEFAULT_CONFIG.n, "step_factor": DEFAULT_CONFIG.step_factor, "p_steps": DEFAULT_CONFIG.p_steps,
+        "seed": DEFAULT_CONFIG.seed, "vocab_size": DEFAULT_CONFIG.vocab_size, "p_lr": DEFAULT_CONFIG.p_lr,
+        "zipf": DEFAULT_CONFIG.zipf,
+    }  # fmt: skip
+
+
+def test_grid_config_stores_delta_as_floats_and_sizes_as_integers():
+    axes = {"T": (8.0, 4), "delta": (0, 1), "d": (np.int64(64), 16.0), "ignored": (1,)}
+    config = grid_module.grid_config(axes)
+    assert config == {"axes": {"delta": [0.0, 1.0], "d": [64, 16], "T": [8, 4]}, "settings": grid_module.fixed_settings()}
+    assert [type(v) for v in config["axes"]["delta"] + config["axes"]["d"]] == [float, float, int, int]
+    assert list(config["axes"]) == ["delta", "d", "T"]
+    assert grid_module.grid_config()["axes"] == {k: list(v) for k, v in grid_module.GRID_AXES.items()}
+
+
+def test_config_sha256_is_of_the_canonical_json():
+    assert grid_module.config_sha256({"b": [1, 2], "a": 0.5}) == hashlib.sha256(b'{"a": 0.5, "b": [1, 2]}').hexdigest()
+    assert grid_module.config_sha256({"a": 0.5, "b": [1, 2]}) != grid_module.config_sha256({"a": 0.5, "b": [2, 1]})
+
+
+@pytest.mark.parametrize(
+    ("value", "digits", "rounded"),
+    [
+        (123456, 4, 123500.0),  # an int is a number too
+        (np.int64(-98765), 2, -99000.0),
+        (np.float32(0.5), 4, 0.5),
+        (2.0 / 3.0, 2, 0.67),
+        (math.inf, 4, None),
+        ([1 / 3, math.nan], 3, [0.333, None]),
+        (np.array([[1.23456], [7.0]]).ravel(), 4, [1.235, 7.0]),
+    ],
+)
+def test_rounding_to_significant_digits(value, digits, rounded):
+    assert grid_module._rounded(value, digits) == rounded
+
+
+def test_a_point_payload_holds_what_the_panels_draw_rounded():
+    result = hand_made_result(
+        eta_star=4.123456, step_size=10.98765, correlation=0.987654, selection_cosine=0.912345, final_cosine=0.954321
+    )
+    payload = grid_module.point_payload(result)
+    assert payload == {
+        "delta": 0.25, "d": 64, "T": 6, "eta_star": 4.123, "eta": 10.99,
+        "alpha": [0.5, -0.25, 0.0, 0.125, 0.75, -0.125], "ev": [1.0, -0.5, 0.25, 0.5, 2.0, -0.25],
+        "ep": [3.0, 2.0, -1.0, -1.5, 4.0, -0.5], "step": [0, 1, 10, 100], "cos": [0.0, 0.5, 0.9, 0.96],
+        "att_mean": [0.3, 0.4, 0.8, 0.99], "att_min": [0.1, 0.2, 0.6, 0.95], "corr": 0.9877, "corr_pred": 0.9287,
+        "slope": 2.5, "pred": 3.0, "cos_final": 0.9543, "cos_own": 0.9123, "rel": 1.5, "sel": 1.5, "miss": 0.0,
+        "msg": "", "notice": result.notice,
+    }  # fmt: skip
+    assert [type(s) for s in payload["step"]] == [int] * 4
+    json.dumps(payload)  # JSON-ready
+    no_pmm = grid_module.point_payload(replace(result, final_cosine=None, selection_cosine=None, max_margin_message="why"))
+    assert (no_pmm["cos"], no_pmm["cos_final"], no_pmm["cos_own"], no_pmm["msg"]) == (None, None, None, "why")
+    assert grid_module.point_payload(replace(result, selection_cosine=None))["cos_own"] is None
+
+
+@pytest.fixture
+def fake_points(monkeypatch):
+    """compute_grid with each point's payload replaced by its coordinates (no explore run); the calls are recorded."""
+    calls = []
+
+    def compute_point(point):
+        calls.append(point)
+        return {"delta": point[0], "d": point[1], "T": point[2]}
+
+    monkeypatch.setattr(grid_module, "_compute_point", compute_point)
+    return calls
+
+
+def test_compute_grid_orders_the_points_delta_major_and_records_its_config(fake_points):
+    axes = {"delta": (0.0, 0.5), "d": (16, 32, 64), "T": (8, 4)}
+    grid = grid_module.compute_grid(axes, progress=False)
+    points = [(p["delta"], p["d"], p["T"]) for p in grid["points"]]
+    assert points == fake_points == [(delta, d, T) for delta in (0.0, 0.5) for d in (16, 32, 64) for T in (8, 4)]
+    assert grid["format"] == grid_module.GRID_FORMAT == 2
+    assert grid["config"] == grid_module.grid_config(axes) | {"package_version": __version__}
+    assert grid["config_sha256"] == grid_module.config_sha256(grid_module.grid_config(axes))  # the version left out
+    assert grid["token_class"] == make_synthetic(2, 2, 50, 0.0).token_class.tolist() and len(grid["token_class"]) == 50
+    for delta, d, T in points:  # every point where grid_point looks for it
+        assert grid_point(grid, delta, d, T) == {"delta": delta, "d": d, "T": T}
+
+
+class _SerialPool:
+    """Stands in for ProcessPoolExecutor: records how it was built, maps in this process."""
+
+    built: list = []
+
+    def __init__(self, *, max_workers, mp_context):
+        _SerialPool.built.append((max_workers, mp_context.get_start_method()))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def map(self, function, items):
+        return map(function, items)
+
+
+@pytest.mark.parametrize(("jobs", "pool"), [(1, []), (2, [(2, "spawn")]), (3, [(3, "spawn")])])
+def test_jobs_above_one_use_that_many_spawned_workers(fake_points, monkeypatch, jobs, pool):
+    monkeypatch.setattr(grid_module, "ProcessPoolExecutor", _SerialPool)
+    monkeypatch.setattr(_SerialPool, "built", [])
+    grid = grid_module.compute_grid({"delta": (0.0,), "d": (16,), "T": (4, 8)}, jobs=jobs, progress=False)
+    assert _SerialPool.built == pool and len(grid["points"]) == 2
+
+
+def test_progress_shows_a_bar_over_every_point(fake_points, monkeypatch):
+    import tqdm.auto
+
+    bars = []
+
+    def bar(iterable, **kwargs):
+        bars.append(kwargs)
+        return iterable
+
+    monkeypatch.setattr(tqdm.auto, "tqdm", bar)
+    grid_module.compute_grid({"delta": (0.0, 0.1), "d": (16,), "T": (4, 8, 16)}, progress=True)
+    assert bars == [{"total": 6, "desc": "explorer grid", "unit": "point"}]
+    grid_module.compute_grid({"delta": (0.0,), "d": (16,), "T": (4,)}, progress=False)
+    assert len(bars) == 1
+
+
+def test_a_grid_point_is_computed_at_the_fixed_settings(monkeypatch):
+    seen = []
+    monkeypatch.setattr(grid_module, "explore", lambda *args, **kwargs: seen.append((args, kwargs)) or hand_made_result())
+    assert grid_module._compute_point((0.3, 32, 16)) == grid_module.point_payload(hand_made_result())
+    assert seen == [((0.3, 32, 16), grid_module.fixed_settings())]
+
+
+def _tiny(points: int = 2) -> dict:
+    return {"format": 2, "config": grid_module.grid_config(TINY_AXES), "points": [{"i": i} for i in range(points)]}
+
+
+def test_write_grid_writes_compact_sorted_json_and_its_sha256(tmp_path):
+    path = tmp_path / "new" / "folder" / "g.json"  # folders made as needed
+    digest = write_grid({"b": 1, "a": [1, 2]}, path)
+    assert path.read_bytes() == b'{"a":[1,2],"b":1}'
+    assert digest == hashlib.sha256(b'{"a":[1,2],"b":1}').hexdigest()
+    assert (tmp_path / "new" / "folder" / "g.json.sha256").read_text() == f"{digest}  g.json\n"
+    assert checksum_path("x/grid.json") == Path("x/grid.json.sha256")
+
+
+def test_read_grid_names_the_missing_file(tmp_path):
+    path = tmp_path / "grid.json"
+    with pytest.raises(GridCacheError) as missing:
+        read_grid(path, axes=TINY_AXES)
+    assert str(missing.value) == f"no cached explorer grid: {path} is missing; run `python scripts/build_explorer_grid.py`"
+    write_grid(_tiny(), path)
+    checksum_path(path).unlink()
+    with pytest.raises(GridCacheError) as sidecar:
+        read_grid(path, axes=TINY_AXES)
+    assert f"{checksum_path(path)} is missing" in str(sidecar.value)
+
+
+def test_read_grid_reports_a_checksum_that_does_not_match(tmp_path):
+    path = tmp_path / "grid.json"
+    digest = write_grid(_tiny(), path)
+    path.write_bytes(path.read_bytes() + b" ")
+    actual = hashlib.sha256(path.read_bytes()).hexdigest()
+    with pytest.raises(GridCacheError) as error:
+        read_grid(path, axes=TINY_AXES)
+    assert str(error.value) == (
+        f"the cached explorer grid {path} fails its checksum (sha256 {actual[:12]}..., expected {digest[:12]}...); "
+        "run `python scripts/build_explorer_grid.py`"
+    )
+    checksum_path(path).write_text("   \n")  # an empty sidecar expects nothing: a mismatch, not a crash
+    with pytest.raises(GridCacheError, match=r"expected \.\.\.\)"):
+        read_grid(path, axes=TINY_AXES)
+
+
+def test_read_grid_calls_another_format_stale(tmp_path):
+    path = tmp_path / "grid.json"
+    write_grid(_tiny() | {"format": 1}, path)
+    with pytest.raises(GridCacheError) as error:
+        read_grid(path, axes=TINY_AXES)
+    assert str(error.value) == (
+        f"the cached explorer grid {path} is stale: it was computed on other axes or fixed settings "
+        "(or in another file format) than the present ones; run `python scripts/build_explorer_grid.py`"
+    )
+    assert read_grid(path, axes=TINY_AXES, require_current=False)["format"] == 1
+    write_grid({"format": 2, "points": []}, path)  # no config at all: stale, not a KeyError
+    with pytest.raises(GridCacheError, match="is stale"):
+        read_grid(path, axes=TINY_AXES)
+
+
+def test_load_or_compute_grid_says_what_it_loaded(tmp_path, monkeypatch):
+    path = tmp_path / "grid.json"
+    monkeypatch.setattr(grid_module, "GRID_AXES", {k: list(v) for k, v in TINY_AXES.items()})
+    digest = write_grid(_tiny(3), path)
+    grid, status = load_or_compute_grid(path)
+    assert grid == _tiny(3) and status == f"loaded the cached grid grid.json (3 points, sha256 {digest[:12]}...)"
+
+
+def test_load_or_compute_grid_recomputes_with_the_jobs_and_progress_asked_for(tmp_path, monkeypatch):
+    calls = []
+    monkeypatch.setattr(grid_module, "compute_grid", lambda **kwargs: calls.append(kwargs) or _tiny(5))
+    clock = iter([100.0, 112.6])
+    monkeypatch.setattr(grid_module.time, "perf_counter", lambda: next(clock))
+    path = tmp_path / "grid.json"
+    grid, status = load_or_compute_grid(path, jobs=3, progress=False)
+    assert grid == _tiny(5) and calls == [{"jobs": 3, "progress": False}]
+    assert status == (
+        f"no cached explorer grid: {path} is missing; run `python scripts/build_explorer_grid.py`. "
+        "Recomputed the 5 points instead (13 s)"
+    )
+
+
+def test_grid_point_matches_delta_to_within_1e_12():
+    grid = {"config": {"axes": {"delta": [0.0, 0.1], "d": [16], "T": [4]}}, "points": ["a", "b"]}
+    assert grid_point(grid, 0.1 + 0.9e-12, 16, 4) == "b" and grid_point(grid, 0.1 - 0.9e-12, 16, 4) == "b"
+    with pytest.raises(ValueError) as error:
+        grid_point(grid, 0.1 + 1.1e-12, 16, 4)
+    assert str(error.value) == f"(delta={0.1 + 1.1e-12}, d=16, T=4) is not a grid point; the grid has {grid['config']['axes']}"
+
+
+def test_long_values_are_cut_to_160_characters_in_a_difference():
+    stored, fresh = {"msg": "a" * 200}, {"msg": "b" * 158}
+    (line,) = payload_differences(stored, fresh)
+    assert line == f"msg: stored {repr('a' * 200)[:157]}..., recomputed {'b' * 158!r}"  # repr: 158 + 2 quotes = 160 kept
+
+
+def test_differences_name_non_finite_values_at_other_places_and_tiny_stored_values():
+    line = payload_differences({"v": [1.0, None]}, {"v": [None, 1.0]})[0]
+    assert line == "v: non-finite values at other positions (stored [1.0, None], recomputed [None, 1.0])"
+    # a stored 0 next to a recomputed 1: the relative difference is read against the smallest positive float
+    (zero,) = payload_differences({"x": 0.0}, {"x": 1.0})
+    assert zero.startswith("x: stored 0, recomputed 1, relative difference ") and zero.endswith(" > 0.002")
+    assert payload_differences({"v": [None, None]}, {"v": [None, None]}) == []  # nothing finite: nothing to compare
+    assert payload_differences({"x": 1.0}, {"x": 1.0 + 1.5e-3}, rtol=1e-3, atol=1e-3) == []  # rtol and atol add up
+
+
+def test_check_grid_points_names_each_point_and_passes_the_tolerances(monkeypatch):
+    stored = {"delta": 0.1, "d": 16, "T": 4, "x": 1.0}
+    grid = {"config": {"axes": {"delta": [0.1], "d": [16], "T": [4]}}, "points": [stored]}
+    monkeypatch.setattr(grid_module, "_compute_point", lambda point: {**stored, "x": 1.01})
+    assert check_grid_points(grid, [(0.1, 16, 4)]) == [
+        "(delta=0.1, d=16, T=4) x: stored 1, recomputed 1.01, relative difference 0.01 > 0.002"
+    ]
+    assert check_grid_points(grid, [(0.1, 16, 4)], rtol=0.02) == []
+    assert check_grid_points(grid, [(0.1, 16, 4)], rtol=0.0, atol=0.02) == []
+
+
+def test_mismatch_message_in_full():
+    message = mismatch_message(Path("g.json"), ["one", "two"], 3)
+    assert message.splitlines() == [
+        "the explorer grid g.json no longer matches what the present code computes: recomputing 3 of its points gives "
+        "other numbers (tolerance: 0.002 relative, 1e-06 of each field's largest magnitude):",
+        "  one",
+        "  two",
+        "An edit to the code the grid's numbers come from (explore and the theory modules it calls) changed them.",
+        "Find out which edit and why before regenerating the grid: if the change was not meant, it is a bug, and",
+        "regenerating would ship it in the book's static explorer. Only when the new numbers are understood and",
+        "intended, run `python scripts/build_explorer_grid.py --force` and say in the commit why the numbers changed.",
+    ]

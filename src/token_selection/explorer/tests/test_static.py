@@ -3,21 +3,36 @@
 from __future__ import annotations
 
 import sys
+import textwrap
 import types
 
 import pytest
+from matplotlib.colors import to_hex
 
+from token_selection.explorer.config import DEFAULT_CONFIG
 from token_selection.explorer.static import (
     BOOK_PLOTLYJS,
     ELEMENT_ID,
+    GREEN,
+    HEIGHT,
+    PANEL_CENTERS,
     PANEL_TITLES,
+    PLOT_BOTTOM,
+    PLOT_TOP,
+    SLIDER_PREFIX,
+    _layout,
+    _numbers,
+    _span,
+    _traces,
     frame_name,
     static_explorer,
     static_figure,
+    static_html,
 )
+from token_selection.theory.plots import CLASS_COLORS, CLASS_LABELS
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def figure(tiny_grid):
     return static_figure(tiny_grid, start=(0.0, 64, 8))
 
@@ -59,7 +74,203 @@ def test_html_loads_plotly_from_the_book_or_from_colab(tiny_grid, monkeypatch):
     assert f'src="{BOOK_PLOTLYJS}"' in bundle["text/html"] and f'id="{ELEMENT_ID}"' in bundle["text/html"]
     assert "cdn.plot.ly" not in bundle["text/html"]
     assert len(bundle["application/vnd.plotly.v1+json"]["frames"]) == 2
+    assert bundle["application/vnd.plotly.v1+json"]["config"] == {"displaylogo": False}
+    assert bundle["application/vnd.plotly.v1+json"]["layout"]["meta"] == "0,64,4"  # the start asked for
 
     monkeypatch.setitem(sys.modules, "google.colab", types.ModuleType("google.colab"))
     colab = static_explorer(tiny_grid, start=(0.0, 64, 4))._repr_mimebundle_()
     assert set(colab) == {"text/html"} and "cdn.plot.ly" in colab["text/html"]
+
+
+# A grid written by hand (no explore run): two points on the T axis, six tokens of uneven classes.
+
+TOKEN_CLASS = [1, -1, 0, 0, 1, 0]
+
+
+def _point(T: int, **changes) -> dict:
+    """The payload of (delta=0.1, d=64, T): every number chosen so that what the panels show is known."""
+    point = {
+        "delta": 0.1, "d": 64, "T": T, "eta_star": 4.0, "eta": 10.0,
+        "alpha": [0.5, -0.25, 0.0, 0.125, 0.75, -0.125],  # mean 1/6
+        "ev": [1.0, -0.5, 0.25, 0.5, 2.0, -0.25],  # mean 0.5
+        "ep": [3.0, 2.0, -1.0, -1.5, 4.0, -0.5],
+        "step": [0, 1, 10, 1000], "cos": [None, 0.5, 0.9, 0.96],
+        "att_mean": [0.3, 0.4, 0.8, 0.99], "att_min": [0.1, 0.2, 0.6, 0.95],
+        "corr": 0.98765, "corr_pred": 0.92847, "slope": 2.5, "pred": 3.0,
+        "cos_final": 0.96, "cos_own": 0.96, "rel": 1.5, "sel": 1.25, "miss": 0.0, "msg": "", "notice": f"sentence {T}",
+    }  # fmt: skip
+    return point | changes
+
+
+@pytest.fixture
+def hand_grid():
+    return {
+        "config": {"axes": {"delta": [0.1], "d": [64], "T": [4, 8]}, "settings": {"step_factor": 2.5}},
+        "token_class": TOKEN_CLASS,
+        "points": [_point(4, cos=None, cos_final=None, cos_own=None, msg="none"), _point(8)],
+    }
+
+
+@pytest.fixture
+def hand_figure(hand_grid):
+    """Built anew for each test, so that each test that reads the figure also builds it."""
+    return static_figure(hand_grid, start=(0.1, 64, 8))
+
+
+def test_span_pads_six_percent_of_the_range_and_skips_missing_values():
+    assert _span([1.0, None, 3.0]) == pytest.approx([0.88, 3.12])  # range 2: 0.12 each side
+    assert _span([2.0, 2.0]) == pytest.approx([1.94, 2.06])  # no range: 6% of 1
+    assert _span([-1.0, 1.0], pad=0.5) == [-2.0, 2.0]
+
+
+def test_the_eleven_traces_draw_each_class_the_lines_and_the_training(hand_grid):
+    traces = _traces(_point(8), TOKEN_CLASS)
+    names = [t["name"] for t in traces]
+    assert names == [
+        CLASS_LABELS[1], CLASS_LABELS[-1], CLASS_LABELS[0], "fit: slope 2.5", "predicted slope 3",
+        "cos(p, p_mm)", "mean relevant attention", "min relevant attention", *(CLASS_LABELS[c] for c in (1, -1, 0)),
+    ]  # fmt: skip
+    step = traces[:3]
+    assert [(t["x"], t["y"]) for t in step] == [
+        ([0.5, 0.75], [1.0, 2.0]),
+        ([-0.25], [-0.5]),
+        ([0.0, 0.125, -0.125], [0.25, 0.5, -0.25]),
+    ]
+    scores = traces[8:]
+    assert [(t["x"], t["y"]) for t in scores] == [
+        ([0.5, 0.75], [3.0, 4.0]),
+        ([-0.25], [2.0]),
+        ([0.0, 0.125, -0.125], [-1.0, -1.5, -0.5]),
+    ]
+    for panel, axes in ((step, ("x", "y")), (scores, ("x3", "y3"))):
+        assert [t["marker"]["color"] for t in panel] == [to_hex(CLASS_COLORS[c]) for c in (1, -1, 0)]
+        assert all((t["xaxis"], t["yaxis"], t["mode"], t["marker"]["size"]) == (*axes, "markers", 7) for t in panel)
+        assert [t["legendgroup"] for t in panel] == [CLASS_LABELS[c] for c in (1, -1, 0)]
+    # one legend entry per class: the score panel's markers stay out of the legend
+    assert all(t["showlegend"] is False for t in scores) and all("showlegend" not in t for t in step)
+    fit, predicted = traces[3:5]
+    # the fit passes through (mean alpha, mean E.v) = (1/6, 0.5) with slope 2.5; the prediction through 0 with slope 3
+    assert fit["x"] == predicted["x"] == [-0.25, 0.75]
+    assert fit["y"] == pytest.approx([0.5 + 2.5 * (-0.25 - 1 / 6), 0.5 + 2.5 * (0.75 - 1 / 6)])
+    assert predicted["y"] == [-0.75, 2.25]
+    assert fit["line"] == {"color": "black"} and predicted["line"] == {"color": "black", "dash": "dash"}
+    cos, mean, low = traces[5:8]
+    for trace in (cos, mean, low):
+        assert trace["x"] == [1, 10, 1000] and (trace["xaxis"], trace["yaxis"], trace["mode"]) == ("x2", "y2", "lines")
+    # step 0 is off the log axis
+    assert (cos["y"], mean["y"], low["y"]) == ([0.5, 0.9, 0.96], [0.4, 0.8, 0.99], [0.2, 0.6, 0.95])
+    assert cos["line"] == {"color": "black"} and mean["line"] == {"color": GREEN}
+    assert low["line"] == {"color": GREEN, "dash": "dot"}
+    empty = _traces(_point(4, cos=None), TOKEN_CLASS)[5]  # no p_mm: no cosine curve
+    assert (empty["x"], empty["y"]) == ([], [])
+    assert all(t["type"] == "scatter" for t in traces)
+
+
+@pytest.mark.parametrize(
+    ("changes", "training"),
+    [
+        ({}, "training p: cos(p, p_mm) = 0.960"),
+        ({"cos_own": None}, "training p: cos(p, p_mm) = 0.960"),
+        ({"cos_own": 0.9991}, "training p: cos(p, p_mm) = 0.960, with the p_mm of p's own selection 0.999"),
+        ({"cos_final": None, "cos_own": None}, "training p: no max-margin direction p_mm"),
+    ],
+)
+def test_the_numbers_under_the_panels(changes, training):
+    assert _numbers(_point(8, **changes), 2.5) == (
+        "one step of 2.5 eta* (eta* = 4, eta = 10): corr(E.v, alpha) = 0.9877, predicted 0.9285<br>"
+        f"{training}; relevant tokens per sequence 1.50, selected 1.25"
+    )
+
+
+def test_the_layout_of_a_point_its_ranges_titles_and_sentence(hand_grid):
+    layout = _layout(hand_grid, _point(8, notice="word " * 40))
+    assert layout["meta"] == "0.1,64,8"
+    assert layout["xaxis"]["range"] == layout["xaxis3"]["range"] == pytest.approx([-0.31, 0.81])  # alpha: -0.25..0.75
+    assert layout["yaxis"]["range"] == pytest.approx([-0.75 - 0.18, 2.25 + 0.18])  # E.v and the predicted line: -0.75..2.25
+    assert layout["yaxis3"]["range"] == pytest.approx([-1.5 - 0.33, 4.0 + 0.33])
+    assert layout["xaxis2"]["range"] == pytest.approx([0.0, 3.05])  # log10 of the last step, 1000
+    titles, numbers = layout["annotations"][:3], layout["annotations"][3]
+    assert [(a["text"], a["x"], a["y"]) for a in titles] == list(zip(PANEL_TITLES, PANEL_CENTERS, [1.0] * 3, strict=True))
+    for title in titles:
+        assert (title["xref"], title["yref"], title["xanchor"], title["yanchor"]) == ("paper", "paper", "center", "bottom")
+        assert title["showarrow"] is False and title["font"] == {"size": 14}
+    # the sentence is wrapped at 120 characters: "What to notice: " and 40 words of 5 characters
+    notice = textwrap.wrap("What to notice: " + "word " * 40 + ".", 120)
+    assert numbers["text"] == _numbers(_point(8), 2.5) + "<br>" + "<br>".join(notice) and len(notice) == 2
+    where = (numbers["x"], numbers["y"], numbers["xanchor"], numbers["yanchor"], numbers["align"])
+    assert where == (0.0, -0.7, "left", "top", "left")
+    assert numbers["showarrow"] is False and numbers["font"] == {"size": 12} and len(layout["annotations"]) == 4
+
+
+def test_a_point_without_p_mm_says_so_in_panel_two(hand_grid):
+    layout = _layout(hand_grid, hand_grid["points"][0])
+    note = layout["annotations"][-1]
+    assert note["text"] == "no max-margin direction" and len(layout["annotations"]) == 5
+    assert (note["x"], note["y"], note["xref"], note["yref"]) == (0.5, 0.3, "x2 domain", "y2 domain")
+    assert note["showarrow"] is False and note["font"] == {"color": "#8b0000"}
+    assert _layout(hand_grid, _point(4, step=[0]))["xaxis2"]["range"] == [0.0, 1.0]  # no step to show: one decade
+
+
+def test_the_sliders_sit_side_by_side_below_the_legend_and_above_the_sentences(hand_figure):
+    sliders = hand_figure.layout.sliders
+    assert [s.currentvalue.prefix for s in sliders] == [SLIDER_PREFIX[name] for name in ("delta", "d", "T")]
+    assert all(s.currentvalue.font.size == 13 for s in sliders)
+    assert [[step.label for step in s.steps] for s in sliders] == [["0.1"], ["64"], ["4", "8"]]
+    assert [s.active for s in sliders] == [0, 0, 1]
+    for left, right in zip(sliders, sliders[1:], strict=False):
+        assert left.x + left.len < right.x  # no overlap
+    assert sliders[0].x == 0 and sliders[-1].x + sliders[-1].len <= 1
+    # top to bottom: panels, legend, sliders, then the numbers and the sentence
+    numbers = next(a for a in hand_figure.layout.annotations if a.text.startswith("one step"))
+    assert 0 > hand_figure.layout.legend.y > sliders[0].y > numbers.y
+    assert all((s.y, s.yanchor, s.pad.t, s.pad.b) == (sliders[0].y, "top", 0, 0) for s in sliders)
+    step = sliders[2].steps[0]
+    assert step.method == "animate" and list(step.args[0]) == ["0.1,64,4"]
+    # a slider jumps to its frame at once: no animation, and the frame redraws
+    assert step.args[1] == {"mode": "immediate", "frame": {"duration": 0, "redraw": True}, "transition": {"duration": 0}}
+
+
+def test_the_figure_axes_titles_and_size(hand_figure):
+    layout = hand_figure.layout
+    titles = [(layout[f"xaxis{k}"].title.text, layout[f"yaxis{k}"].title.text) for k in ("", "2", "3")]
+    assert titles == [
+        ("signed frequency alpha_s", "E_s . v after one step"),
+        ("normalised-GD steps on p", "cosine / attention mass"),
+        ("signed frequency alpha_s", "E_s . p / |p| after training"),
+    ]
+    assert layout.xaxis2.type == "log" and layout.xaxis.type is None and layout.yaxis2.range == (-0.05, 1.05)
+    assert all(layout[f"{a}axis{k}"].automargin for a in "xy" for k in ("", "2", "3"))
+    assert layout.height == HEIGHT == 800 and (layout.margin.t, layout.margin.b) == (PLOT_TOP, PLOT_BOTTOM)
+    assert (layout.margin.l, layout.margin.r) == (60, 20) and layout.font.size == 12
+    assert layout.template.layout.plot_bgcolor == "white"  # plotly_white
+    assert (layout.legend.orientation, layout.legend.x, layout.legend.yanchor, layout.legend.font.size) == ("h", 0.0, "top", 11)
+    # the starting point's traces, and the panel layout of that point
+    assert layout.meta == "0.1,64,8" and [t.name for t in hand_figure.data][3] == "fit: slope 2.5"
+    assert [f.name for f in hand_figure.frames] == ["0.1,64,4", "0.1,64,8"]
+    assert (
+        hand_figure.frames[0].layout.meta == "0.1,64,4"
+        and hand_figure.frames[0].layout.annotations[-1].text == "no max-margin direction"
+    )
+
+
+def test_the_figure_starts_at_the_live_explorer_s_defaults():
+    start = (DEFAULT_CONFIG.delta, DEFAULT_CONFIG.d, DEFAULT_CONFIG.T)
+    axes = {"delta": [start[0]], "d": [start[1], 1024], "T": [4, start[2]]}
+    points = [_point(T) | {"delta": start[0], "d": d} for d in axes["d"] for T in axes["T"]]
+    grid = {"config": {"axes": axes, "settings": {"step_factor": 2.5}}, "token_class": TOKEN_CLASS, "points": points}
+    assert static_figure(grid).layout.meta == frame_name(*start) == "0,512,8"
+
+
+def test_html_options(hand_figure):
+    text = static_html(hand_figure, plotlyjs=False)
+    assert f'id="{ELEMENT_ID}"' in text and "<html>" not in text and "<script src=" not in text
+    assert '"displaylogo": false' in text and '"responsive": true' in text
+    assert "Plotly.animate" not in text  # no auto-play: the figure opens at its starting point
+
+
+def test_the_sentence_is_wrapped_at_120_characters_on_the_boundary(hand_grid):
+    # "What to notice: " (16) + the sentence + "." : 120 characters fit on one line, 121 do not
+    fits = _layout(hand_grid, _point(8, notice="a" * 101 + " b"))["annotations"][3]["text"]
+    assert fits.endswith("<br>What to notice: " + "a" * 101 + " b.")
+    broken = _layout(hand_grid, _point(8, notice="a" * 102 + " b"))["annotations"][3]["text"]
+    assert broken.endswith("<br>What to notice: " + "a" * 102 + "<br>b.")

@@ -6,9 +6,14 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 import torch
+from matplotlib.colors import to_hex
 
 import token_selection as ts
 from token_selection.theory.plots import (
+    CLASS_COLORS,
+    CLASS_LABELS,
+    TRAINING_QUANTITIES,
+    _as_numpy,
     fit_line,
     loglog_slope,
     plot_against_importance,
@@ -78,3 +83,188 @@ def test_plot_training_curves_uses_log_steps(reference_case):
 def test_bad_input_raises_value_error(ax, call, message):
     with pytest.raises(ValueError, match=message):
         call(ax)
+
+
+def _history(scale: float) -> ts.TrainingHistory:
+    """A hand-made history of four recorded steps (0, 1, 10, 100), every series scaled by ``scale``."""
+    series = [0.5, 1.0, 2.0, 4.0]
+    return ts.TrainingHistory(
+        step=[0, 1, 10, 100],
+        **{name: [scale * v for v in series] for name in ("p_norm", "loss", "cosine", "grad_norm")},
+        min_relevant_attention=[scale * v / 8 for v in series],
+        mean_relevant_attention=[scale * v / 4 for v in series],
+    )
+
+
+def test_training_curves_one_panel_per_quantity_one_curve_per_history(ax):
+    fig, axes = plt.subplots(1, 3)
+    histories = {"run a": _history(1.0), "run b": _history(0.5)}
+    plot_training_curves(axes, histories, ("cosine", "loss", "grad_norm"), log_y=("loss",))
+    for panel, quantity in zip(axes, ("cosine", "loss", "grad_norm"), strict=True):
+        lines = panel.get_lines()
+        assert [line.get_label() for line in lines] == ["run a", "run b"]
+        for line, history in zip(lines, histories.values(), strict=True):
+            assert line.get_xdata().tolist() == [1, 2, 11, 101]  # step + 1: step 0 shows on the log axis
+            assert line.get_ydata().tolist() == getattr(history, quantity) and line.get_marker() == "."
+        assert panel.get_xscale() == "log" and panel.get_xlabel() == "step + 1 (log scale)"
+        assert panel.get_ylabel() == TRAINING_QUANTITIES[quantity]
+    # log_y names the quantities on a log axis: here only the loss (grad_norm's default is replaced)
+    assert [panel.get_yscale() for panel in axes] == ["linear", "log", "linear"]
+    plt.close(fig)
+
+
+def test_training_curves_default_to_cosine_and_min_attention_with_log_norms():
+    fig, axes = plt.subplots(1, 2)
+    plot_training_curves(axes, {"run": _history(1.0)})
+    assert [panel.get_ylabel() for panel in axes] == [
+        TRAINING_QUANTITIES["cosine"],
+        TRAINING_QUANTITIES["min_relevant_attention"],
+    ]
+    assert axes[1].get_lines()[0].get_ydata().tolist() == [0.0625, 0.125, 0.25, 0.5]
+    assert [panel.get_yscale() for panel in axes] == ["linear", "linear"]
+    plot_training_curves(axes, {"run": _history(1.0)}, ("p_norm", "grad_norm"))
+    assert [panel.get_yscale() for panel in axes] == ["log", "log"]
+    plt.close(fig)
+
+
+def test_training_curve_errors_name_what_is_allowed(ax):
+    with pytest.raises(ValueError) as count:
+        plot_training_curves([ax, ax], {"a": _history(1.0)}, ("cosine",))
+    assert str(count.value) == "need one axis per quantity: got 2 axes for 1 quantities"
+    with pytest.raises(ValueError) as unknown:
+        plot_training_curves([ax, ax], {"a": _history(1.0)}, ("accuracy", "cosine"))
+    assert str(unknown.value) == f"unknown quantities ['accuracy']; allowed: {sorted(TRAINING_QUANTITIES)}"
+    with pytest.raises(ValueError) as empty:
+        plot_training_curves([ax], {}, ("cosine",))
+    assert str(empty.value) == "histories must hold at least one TrainingHistory"
+
+
+def test_loglog_fit_draws_the_points_and_fifty_points_of_the_power_law(ax):
+    x, y = np.array([1.0, 4.0, 16.0]), np.array([3.0, 6.0, 12.0])  # y = 3 x^0.5
+    assert plot_loglog_fit(ax, x, y, label="runs", color="tab:green") == pytest.approx(0.5)
+    points, fit = ax.get_lines()
+    assert points.get_xdata().tolist() == [1.0, 4.0, 16.0] and points.get_ydata().tolist() == [3.0, 6.0, 12.0]
+    assert (points.get_marker(), points.get_linestyle(), points.get_label()) == ("o", "None", "runs")
+    grid = fit.get_xdata()
+    assert len(grid) == 50 and grid[0] == pytest.approx(1.0) and grid[-1] == pytest.approx(16.0)
+    np.testing.assert_allclose(np.diff(np.log(grid)), np.log(16.0) / 49)  # evenly spaced on the log axis
+    np.testing.assert_allclose(fit.get_ydata(), 3 * grid**0.5)
+    assert (fit.get_linestyle(), fit.get_label()) == ("--", "fit: slope 0.50")
+    assert to_hex(points.get_color()) == to_hex(fit.get_color()) == to_hex("tab:green")
+    assert ax.get_xscale() == ax.get_yscale() == "log"
+
+
+def test_loglog_fit_gives_the_fit_the_colour_of_its_points(ax):
+    plot_loglog_fit(ax, [1.0, 2.0], [1.0, 2.0], label="first")
+    plot_loglog_fit(ax, [1.0, 2.0], [2.0, 4.0], label="second")
+    first, first_fit, second, second_fit = ax.get_lines()
+    assert first.get_color() == first_fit.get_color() != second.get_color() == second_fit.get_color()
+
+
+def test_against_importance_draws_the_classes_present_with_their_colours_sizes_and_the_fit(ax):
+    # uneven classes: three irrelevant tokens, two positive, no negative one
+    alpha = np.array([0.0, 0.5, -0.25, 0.75, 0.125])
+    values = np.array([1.0, 2.0, 0.5, 3.0, 0.0])
+    token_class = np.array([0, 1, 0, 1, 0])
+    sizes = np.array([5.0, 0.0, 2.0, 8.0, 1.0])  # a zero area is allowed
+    slope, intercept = plot_against_importance(ax, alpha, values, token_class, sizes=sizes, fit=True)
+    positive, irrelevant = ax.collections
+    assert positive.get_label() == CLASS_LABELS[1] and irrelevant.get_label() == CLASS_LABELS[0]
+    assert positive.get_offsets().tolist() == [[0.5, 2.0], [0.75, 3.0]]
+    assert irrelevant.get_offsets().tolist() == [[0.0, 1.0], [-0.25, 0.5], [0.125, 0.0]]
+    assert positive.get_sizes().tolist() == [0.0, 8.0] and irrelevant.get_sizes().tolist() == [5.0, 2.0, 1.0]
+    assert to_hex(positive.get_facecolor()[0]) == to_hex(CLASS_COLORS[1])
+    assert to_hex(irrelevant.get_facecolor()[0]) == to_hex(CLASS_COLORS[0])
+    assert positive.get_alpha() == irrelevant.get_alpha() == 0.75
+    # the least-squares line, worked out by hand: mean alpha 0.225, mean value 1.3,
+    # sum (a - 0.225)(v - 1.3) = 0.0675 + 0.1925 + 0.38 + 0.8925 + 0.13 = 1.6625,
+    # sum (a - 0.225)^2 = 0.050625 + 0.075625 + 0.225625 + 0.275625 + 0.01 = 0.6375
+    expected = 1.6625 / 0.6375
+    assert slope == pytest.approx(expected) and intercept == pytest.approx(1.3 - expected * 0.225)
+    (line,) = ax.get_lines()
+    assert line.get_xdata().tolist() == [-0.25, 0.75]
+    np.testing.assert_allclose(line.get_ydata(), [intercept - 0.25 * slope, intercept + 0.75 * slope])
+    assert (line.get_linestyle(), to_hex(line.get_color()), line.get_linewidth()) == ("--", "#000000", 1.0)
+    assert line.get_label() == f"least-squares line, slope {expected:.3g}" == "least-squares line, slope 2.61"
+
+
+def test_against_importance_without_sizes_draws_markers_of_area_30(ax):
+    plot_against_importance(ax, torch.tensor([0.5, -0.5]), torch.tensor([1.0, -1.0]), torch.tensor([1, -1]))
+    positive, negative = ax.collections
+    assert negative.get_label() == CLASS_LABELS[-1] and to_hex(negative.get_facecolor()[0]) == to_hex(CLASS_COLORS[-1])
+    assert positive.get_sizes().tolist() == negative.get_sizes().tolist() == [30.0]
+    assert not ax.get_lines()
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda ax: fit_line(np.zeros((2, 2)), np.zeros((2, 2))), "x must be a non-empty 1-D array, got shape (2, 2)"),
+        (lambda ax: fit_line([], []), "x must be a non-empty 1-D array, got shape (0,)"),
+        (lambda ax: fit_line([1.0, 2.0], [[1.0, 2.0]]), "y must be a non-empty 1-D array, got shape (1, 2)"),
+        (lambda ax: fit_line([1.0, 2.0, 3.0], [0.0]), "x and y must have equal length, got 3 and 1"),
+        (lambda ax: fit_line([1.0, 2.0], [np.inf, 1.0]), "x and y must be finite (no NaN or inf)"),
+        (lambda ax: fit_line([1.0], [2.0]), "fit_line needs at least two distinct x values"),
+        (lambda ax: loglog_slope([1.0, 2.0], [1.0, 0.0]), "loglog_slope needs strictly positive x and y"),
+        (lambda ax: loglog_slope([0.0, 2.0], [1.0, 1.0]), "loglog_slope needs strictly positive x and y"),
+        (lambda ax: loglog_slope([1.0, 2.0], [1.0]), "x and y must have equal length, got 2 and 1"),
+        (
+            lambda ax: plot_loglog_fit(ax, [[1.0, 2.0]], [1.0, 2.0], label="a"),
+            "x must be a non-empty 1-D array, got shape (1, 2)",
+        ),
+        (
+            lambda ax: plot_loglog_fit(ax, [1.0, 2.0], [[1.0, 2.0]], label="a"),
+            "y must be a non-empty 1-D array, got shape (1, 2)",
+        ),
+        (
+            lambda ax: plot_against_importance(ax, [0.1, 0.2], [1.0], [1, 0]),
+            "importance and values must have equal length, got 2 and 1",
+        ),
+        (
+            lambda ax: plot_against_importance(ax, [0.1, 0.2], [1.0, 2.0], [[1, 0]]),
+            "token_class must be a non-empty 1-D array, got shape (1, 2)",
+        ),
+        (
+            lambda ax: plot_against_importance(ax, [0.1, 0.2], [1.0, 2.0], [1]),
+            "token_class must have length 2 and values in {-1, 0, +1}",
+        ),
+        (
+            lambda ax: plot_against_importance(ax, [0.1, 0.2], [1.0, 2.0], [-2, 1]),
+            "token_class must have length 2 and values in {-1, 0, +1}",
+        ),
+        (
+            lambda ax: plot_against_importance(ax, [0.1, 0.2], [1.0, 2.0], [0.5, 1]),
+            "token_class must have length 2 and values in {-1, 0, +1}",
+        ),
+        (
+            lambda ax: plot_against_importance(ax, [0.1, 0.2], [1.0, 2.0], [1, 0], sizes=[1.0]),
+            "sizes must be 2 non-negative marker areas",
+        ),
+        (
+            lambda ax: plot_against_importance(ax, [0.1, 0.2], [1.0, 2.0], [1, 0], sizes=[[1.0, 1.0]]),
+            "sizes must be a non-empty 1-D array, got shape (1, 2)",
+        ),
+        (
+            lambda ax: plot_against_importance(ax, [0.1, 0.2], [1.0, 2.0], [1, 0], sizes=[-1e-9, 1.0]),
+            "sizes must be 2 non-negative marker areas",
+        ),
+    ],
+)
+def test_bad_input_messages_name_the_argument_and_what_is_allowed(ax, call, message):
+    with pytest.raises(ValueError) as error:
+        call(ax)
+    assert str(error.value) == message
+
+
+def test_inputs_become_float64_arrays_tensors_with_gradients_included(ax):
+    assert _as_numpy([1, 2], "x").dtype == np.float64 and _as_numpy(["0.5", "2"], "x").tolist() == [0.5, 2.0]
+    alpha = torch.tensor([0.5, -0.5, 0.0], requires_grad=True)  # a tensor still in an autograd graph
+    values = 2 * alpha
+    slope, _ = plot_against_importance(ax, alpha, values, torch.tensor([1, -1, 0]), fit=True)
+    assert slope == pytest.approx(2.0)
+
+
+def test_the_smallest_fits_two_points_and_positive_values_near_zero():
+    assert fit_line(np.array([1.0, 3.0]), torch.tensor([2.0, 6.0], dtype=torch.float64)) == pytest.approx((2.0, 0.0))
+    slope, prefactor = loglog_slope([1e-300, 1e-299], [1.0, 10.0])  # y = 1e300 x
+    assert slope == pytest.approx(1.0) and prefactor == pytest.approx(1e300)

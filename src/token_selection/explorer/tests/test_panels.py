@@ -1,0 +1,179 @@
+"""The three panels of one explorer result: what each panel draws, its titles and labels, and the PNG and sentence around it.
+
+The results are built by hand (``conftest.hand_made_result``, no ``explore`` run): six tokens of uneven classes (two
+positive-relevant, one negative-relevant, three irrelevant) and a short training history that starts at step 0, so every
+number a panel shows is known in advance.
+"""
+
+from __future__ import annotations
+
+import html
+import struct
+
+import matplotlib
+import numpy as np
+import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.colors import to_hex
+from matplotlib.figure import Figure
+
+from token_selection.explorer import panels
+from token_selection.explorer.config import ExplorerConfig
+from token_selection.explorer.panels import draw_panels, figure_png, notice_html, show_panels
+from token_selection.theory.plots import CLASS_COLORS, CLASS_LABELS
+
+from .conftest import hand_made_result
+
+GREEN = "#2ca02c"
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture
+def figure():
+    """Drawn anew for each test: a test that reads the panels also draws them (mutation runs map tests to what they call)."""
+    return draw_panels(hand_made_result())
+
+
+def _points(collection) -> list[tuple[float, float]]:
+    return [tuple(map(float, xy)) for xy in collection.get_offsets()]
+
+
+@pytest.mark.parametrize(("panel", "key"), [(0, "values"), (2, "scores")])
+def test_panels_one_and_three_scatter_each_class_against_alpha(figure, panel, key):
+    result = hand_made_result()
+    ax = figure.axes[panel]
+    drawn = {c.get_label(): c for c in ax.collections}
+    assert list(drawn) == [CLASS_LABELS[1], CLASS_LABELS[-1], CLASS_LABELS[0]]
+    for cls, label in CLASS_LABELS.items():
+        chosen = result.token_class == cls
+        assert _points(drawn[label]) == list(zip(result.alpha[chosen], getattr(result, key)[chosen], strict=True))
+        assert to_hex(drawn[label].get_facecolor()[0]) == to_hex(CLASS_COLORS[cls])
+
+
+def test_panel_one_draws_the_fitted_and_the_predicted_line_over_the_range_of_alpha(figure):
+    fit, predicted = figure.axes[0].get_lines()
+    # alpha runs from -0.25 to 0.75 with mean 1/6, values have mean 0.5: the fit passes through (1/6, 0.5) with slope 2.5
+    assert fit.get_xdata().tolist() == [-0.25, 0.75]
+    np.testing.assert_allclose(fit.get_ydata(), [0.5 + 2.5 * (-0.25 - 1 / 6), 0.5 + 2.5 * (0.75 - 1 / 6)])
+    assert fit.get_label() == "fit: slope 2.5" and fit.get_linestyle() == "-"
+    # the one-step formula goes through the origin: values = predicted_slope * alpha
+    assert predicted.get_xdata().tolist() == [-0.25, 0.75]
+    np.testing.assert_allclose(predicted.get_ydata(), [-0.75, 2.25])
+    assert predicted.get_label() == "predicted 3" and predicted.get_linestyle() == "--"
+    for line in (fit, predicted):
+        assert to_hex(line.get_color()) == "#000000" and line.get_linewidth() == 1.2
+
+
+def test_panel_one_titles_and_labels(figure):
+    ax = figure.axes[0]
+    assert ax.get_title() == "1. one step of 2.5 $\\eta^*$\ncorr(E.v, alpha) = 0.988 (predicted 0.929)"
+    assert ax.get_xlabel() == r"signed frequency $\alpha_s$"
+    assert ax.get_ylabel() == r"$E_s \cdot v$ after one step"
+    legend = ax.get_legend()
+    assert [t.get_text() for t in legend.get_texts()] == [*CLASS_LABELS.values(), "fit: slope 2.5", "predicted 3"]
+    assert legend._loc == 2 and legend.get_texts()[0].get_fontsize() == 8  # 2: matplotlib's code of "upper left"
+
+
+def test_panel_two_draws_training_from_step_one_on_a_log_axis(figure):
+    ax = figure.axes[1]
+    lines = {line.get_label(): line for line in ax.get_lines()}
+    assert list(lines) == [r"cos$(p, p_{mm})$", "mean relevant attention", "min relevant attention"]
+    for line in lines.values():
+        assert line.get_xdata().tolist() == [1, 10, 100]  # step 0 cannot show on the log axis
+    assert lines[r"cos$(p, p_{mm})$"].get_ydata().tolist() == [0.5, 0.9, 0.96]
+    assert to_hex(lines[r"cos$(p, p_{mm})$"].get_color()) == "#000000"
+    assert lines["mean relevant attention"].get_ydata().tolist() == [0.4, 0.8, 0.99]
+    assert lines["min relevant attention"].get_ydata().tolist() == [0.2, 0.6, 0.95]
+    assert lines["mean relevant attention"].get_linestyle() == "-" and lines["min relevant attention"].get_linestyle() == ":"
+    assert {to_hex(lines[k].get_color()) for k in ("mean relevant attention", "min relevant attention")} == {GREEN}
+    assert ax.get_xscale() == "log" and ax.get_ylim() == (-0.05, 1.05)
+    assert ax.get_xlabel() == "normalised-GD steps on p (log scale)" and ax.get_ylabel() == "cosine / attention mass"
+    assert ax.get_title() == "2. training p\ncos(p, p_mm) = 0.960"
+    legend = ax.get_legend()
+    assert [t.get_text() for t in legend.get_texts()] == list(lines)
+    assert legend._loc == 4 and legend.get_texts()[0].get_fontsize() == 8  # 4: "lower right"
+    assert not ax.texts
+
+
+@pytest.mark.parametrize(
+    ("own", "title"),
+    [
+        (0.96, "2. training p\ncos(p, p_mm) = 0.960"),  # p selects the relevant tokens: nothing to add
+        (None, "2. training p\ncos(p, p_mm) = 0.960"),  # no max-margin direction of p's own selection
+        (0.9991, "2. training p\ncos(p, p_mm) = 0.960; own selection: 0.999"),
+    ],
+)
+def test_panel_two_names_the_cosine_of_p_s_own_selection_only_when_it_differs(own, title):
+    assert draw_panels(hand_made_result(selection_cosine=own)).axes[1].get_title() == title
+
+
+def test_without_p_mm_panel_two_says_why_and_draws_only_the_attention():
+    # a 48-character line fits, a 49-character one is broken: "a"*46 + " b" is 48, "c"*47 + " d" is 49
+    message = "a" * 46 + " b " + "c" * 47 + " d"
+    result = hand_made_result(final_cosine=None, selection_cosine=None, max_margin_message=message)
+    ax = draw_panels(result).axes[1]
+    assert ax.get_title() == "2. training p\nno p_mm"
+    assert [line.get_label() for line in ax.get_lines()] == ["mean relevant attention", "min relevant attention"]
+    (text,) = ax.texts
+    assert text.get_text() == "\n".join(["no max-margin direction:", "a" * 46 + " b", "c" * 47, "d"])
+    assert text.get_position() == (0.5, 0.35) and text.get_transform() == ax.transAxes
+    assert (text.get_horizontalalignment(), text.get_verticalalignment()) == ("center", "center")
+    assert text.get_fontsize() == 8 and to_hex(text.get_color()) == "#8b0000"
+
+
+def test_panel_three_and_the_figure_title(figure):
+    ax = figure.axes[2]
+    assert ax.get_xlabel() == r"importance: signed frequency $\alpha_s$"
+    assert ax.get_ylabel() == r"$E_s \cdot p/\|p\|$ after training p"
+    assert ax.get_title() == "3. final scores\n(colours as in 1)"
+    assert not ax.get_lines() and ax.get_legend() is None
+    assert figure._suptitle.get_text() == "delta=0.25, d=64, T=6, n=10, one step eta=2.5 eta*, p-steps=100, seed=3"
+    assert figure._suptitle.get_fontsize() == 10
+
+
+def test_the_panels_fill_the_width_and_no_text_overlaps_another_panel_or_the_title():
+    figure = draw_panels(hand_made_result())  # the default width: 15 inches
+    assert tuple(figure.get_size_inches()) == (15.0, 4.5)
+    renderer = FigureCanvasAgg(figure).get_renderer()
+    figure.draw(renderer)
+    boxes = [ax.get_tightbbox(renderer) for ax in figure.axes]  # each panel with its titles, labels and ticks
+    frames = [ax.get_window_extent(renderer) for ax in figure.axes]
+    assert [f.x0 for f in frames] == sorted(f.x0 for f in frames)  # left to right: step, training, scores
+    width, height = figure.bbox.width, figure.bbox.height
+    assert frames[0].x0 < 0.06 * width and frames[2].x1 > 0.98 * width  # the three panels use the figure's width
+    for box in boxes:
+        assert box.x0 >= 0 and box.x1 <= width and box.y0 >= 0 and box.y1 <= height  # nothing cut off
+    for left, right in zip(boxes, boxes[1:], strict=False):
+        assert left.x1 < right.x0  # a panel's labels stay clear of the next one
+    title = figure._suptitle.get_window_extent(renderer)
+    assert all(title.y0 > box.y1 for box in boxes)  # the two-line panel titles stay under the figure's title
+
+
+def test_figure_png_is_a_png_at_80_dots_per_inch():
+    figure = Figure(figsize=(2.5, 1.0))  # an empty figure: the size in pixels is all this test reads
+    png = figure_png(figure)
+    assert png.startswith(PNG_SIGNATURE)
+    # the IHDR chunk holds the size in pixels: 2.5 x 1 inches at 80 dpi, then at 10 dpi
+    assert struct.unpack(">II", png[16:24]) == (200, 80)
+    assert struct.unpack(">II", figure_png(figure, dpi=10)[16:24]) == (25, 10)
+    with matplotlib.rc_context({"savefig.format": "svg"}):  # PNG whatever the default format
+        assert figure_png(figure).startswith(PNG_SIGNATURE)
+
+
+def test_notice_html_escapes_the_sentence():
+    assert notice_html("a <b> & c").data == "<p><b>What to notice:</b> a &lt;b&gt; &amp; c.</p>"
+
+
+def test_show_panels_displays_the_figure_then_the_sentence(monkeypatch):
+    import IPython.display
+
+    shown, drawn = [], []
+    monkeypatch.setattr(IPython.display, "display", shown.append)
+    monkeypatch.setattr(panels, "figure_png", lambda fig: drawn.append(fig) or PNG_SIGNATURE + b"panels")
+    result = hand_made_result(config=ExplorerConfig(d=32, T=4))
+    show_panels(result)
+    image, sentence = shown
+    assert isinstance(image, IPython.display.Image) and image.data == PNG_SIGNATURE + b"panels"
+    (figure,) = drawn  # the PNG is of this result's panels
+    assert len(figure.axes) == 3 and figure._suptitle.get_text() == result.config.label()
+    assert sentence.data == f"<p><b>What to notice:</b> {html.escape(result.notice)}.</p>"
