@@ -79,7 +79,7 @@ MODULES: dict[str, list[str]] = {
     # real data
     "real_data/settings.py": _tests("real_data", "test_settings"),
     "real_data/arms.py": _tests("real_data", "test_arms"),
-    "real_data/registry.py": _tests("real_data", "test_pipeline", "test_trainer"),
+    "real_data/registry.py": _tests("real_data", "test_registry"),
     "real_data/reviews.py": _tests("real_data", "test_reviews"),
     "real_data/yelp_stars.py": _tests("real_data", "test_yelp_stars"),
     "real_data/encoding.py": _tests("real_data", "test_encoding", "test_staleness"),
