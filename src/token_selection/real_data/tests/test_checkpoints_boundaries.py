@@ -1,5 +1,5 @@
 """Checkpoints at their edges: where the file goes, which names are refused, what a stale or mismatched file says
-(and where the warning points), and what ``train_or_load`` hands back in each case."""
+and what ``train_or_load`` hands back in each case."""
 
 from __future__ import annotations
 
@@ -66,14 +66,13 @@ def test_loading_a_missing_file_returns_none_without_a_warning(tmp_path):
     assert all(torch.equal(model.state_dict()[k], t) for k, t in before.items())
 
 
-def test_a_checkpoint_of_another_configuration_is_refused_and_the_warning_points_at_the_caller(tmp_path):
+def test_a_checkpoint_of_another_configuration_is_refused_and_says_so(tmp_path):
     path = save_checkpoint(tmp_path / "m.pt", _model(seed=1), {"epoch": [1]}, CONFIG)
     model = _model(seed=2)
     before = model.E.detach().clone()
     with pytest.warns(CacheWarning) as caught:
         assert load_checkpoint(path, model, {**CONFIG, "seeds": [0]}) is None
     assert str(caught[0].message) == f"{path} was saved under another configuration; retraining"
-    assert caught[0].filename == __file__  # stacklevel 2: the line that called load_checkpoint
     assert torch.equal(model.E.detach(), before)  # nothing loaded
 
 
@@ -83,7 +82,6 @@ def test_a_checkpoint_with_parameters_of_other_shapes_is_refused_and_says_which(
         assert load_checkpoint(path, _model(vocab_size=8), CONFIG) is None
     found, expected = {"E": (6, 3), "v": (3,), "p": (3,)}, {"E": (8, 3), "v": (3,), "p": (3,)}
     assert str(caught[0].message) == f"{path} holds parameters {found}, the model has {expected}; retraining"
-    assert caught[0].filename == __file__
 
 
 def test_a_loaded_checkpoint_replaces_every_parameter_and_returns_the_history(tmp_path):

@@ -81,3 +81,27 @@ def test_the_checker_names_the_exercise_when_a_solution_is_wrong_and_refuses_unk
     message = "name must be one of ['ch6-bins', 'ch6-gap', 'ch7-alpha-classifier', 'ch7-class-importance'], got 'ch9'"
     with pytest.raises(ValueError, match=re.escape(message)):
         check_real_data_exercise("ch9", off_by_a_little)
+
+
+def test_the_token_cases_have_the_exercise_sizes():
+    """The sizes are part of the exercise: a case small enough to print and check by hand, then two larger ones."""
+    shapes = [(tuple(X.shape), V) for X, _, V, _ in exercises._token_cases()]
+    assert shapes == [((6, 4), 5), ((40, 9), 20), ((200, 16), 60)]
+
+
+def test_the_token_cases_hold_single_word_reviews_unpadded_ones_and_pad_ids_among_real_words():
+    cases = exercises._token_cases()
+    lengths = torch.cat([mask.sum(1) for _, _, _, mask in cases])
+    assert int(lengths.min()) == 1  # a review of a single word
+    assert any(bool((mask.sum(1) == X.shape[1]).any()) for X, _, _, mask in cases)  # and reviews with no padding
+    # id 0 also stands at real positions: a function that finds padding by id instead of by the mask is caught
+    assert any(bool((X[mask] == 0).any()) for X, _, _, mask in cases)
+
+
+def test_the_bin_cases_have_the_exercise_sizes_and_follow_a_wave_with_small_noise():
+    cases = _token_arguments("ch6-bins")
+    assert [len(x) for x, _ in cases] == [50, 400, 5000]
+    for x, values in cases:
+        residual = values - np.sin(3 * x)
+        assert abs(residual.mean()) < 0.05 and 0.07 < residual.std() < 0.13  # Gaussian noise of std 0.1 around sin(3x)
+    assert len(rebuttal_bins(*cases[-1]).count) == len(rebuttal_edges()) - 1  # the largest case fills every bin

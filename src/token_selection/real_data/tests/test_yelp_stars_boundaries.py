@@ -20,8 +20,13 @@ from token_selection.real_data.settings import real_data_settings
 from token_selection.real_data.yelp_stars import STARS_STAND_IN_NOTE, StarReviews, load_yelp_stars, prepare_yelp_stars
 
 
-def _hub_serving(monkeypatch, texts, stars, fingerprint="hub:fp"):
-    monkeypatch.setattr(yelp_stars, "_from_hub", lambda split: (list(texts), np.asarray(stars), fingerprint))
+def _hub_serving(monkeypatch, texts, stars, fingerprint="hub:fp") -> list[str]:
+    """The hub replaced by fixed reviews; returns the list of the splits it is asked for."""
+    asked = []
+    monkeypatch.setattr(
+        yelp_stars, "_from_hub", lambda split: asked.append(split) or (list(texts), np.asarray(stars), fingerprint)
+    )
+    return asked
 
 
 def _hub_failing(monkeypatch, reason="offline"):
@@ -88,8 +93,9 @@ KEPT = [i for i, s in enumerate(STARS) if s != 2]
 
 
 def test_the_hub_reviews_keep_four_stars_as_four_classes(monkeypatch):
-    _hub_serving(monkeypatch, TEXTS, STARS)
+    asked = _hub_serving(monkeypatch, TEXTS, STARS)
     loaded = load_yelp_stars("train")
+    assert asked == ["train"]
     assert loaded.texts == [TEXTS[i] for i in KEPT]
     assert loaded.labels.tolist() == [{0: 0, 1: 1, 3: 2, 4: 3}[STARS[i]] for i in KEPT]  # 1, 2, 4, 5 stars -> 0..3
     assert loaded.labels.dtype == np.int64
@@ -104,18 +110,24 @@ def test_a_limit_counts_the_kept_reviews_and_on_the_boundary_keeps_them_all(monk
     fewer = load_yelp_stars("test", limit=len(KEPT) - 1, seed=3)
     assert len(fewer.texts) == 6 and fewer.fingerprint == "hub:fp:limit=6:seed=3"
     rows = [int(t.split()[1]) for t in fewer.texts]
-    assert rows == sorted(rows) and set(rows) <= set(KEPT)  # kept reviews only, in the source's order
+    assert rows == sorted(set(rows)) and set(rows) <= set(KEPT)  # kept reviews only, each once, in the source's order
     assert fewer.labels.tolist() == [{0: 0, 1: 1, 3: 2, 4: 3}[STARS[i]] for i in rows]
     draws = {tuple(load_yelp_stars("test", limit=3, seed=s).texts) for s in range(6)}
     assert len(draws) > 1  # the seed picks the subset
     assert load_yelp_stars("test", limit=3).texts == load_yelp_stars("test", limit=3, seed=0).texts
 
 
+def test_only_three_star_reviews_leave_an_empty_set_of_integer_labels(monkeypatch):
+    _hub_serving(monkeypatch, ["meh", "so-so"], [2, 2])
+    loaded = load_yelp_stars("test")
+    assert loaded.texts == [] and loaded.labels.shape == (0,) and loaded.labels.dtype == np.int64
+
+
 def test_bad_splits_limits_and_stars_are_refused_with_what_is_allowed(monkeypatch):
     _hub_serving(monkeypatch, ["a", "b", "c", "d", "e", "f", "g"], [0, 5, 9, -1, 7, 6, 8])
     with pytest.raises(ValueError, match=re.escape("split must be 'train' or 'test', got 'validation'")):
         load_yelp_stars("validation")
-    with pytest.raises(ValueError, match="limit"):
+    with pytest.raises(ValueError, match="^limit must be an integer >= 1, got 0"):
         load_yelp_stars("train", limit=0)
     message = "star labels of train must lie in 0..4 (1..5 stars), got other values [-1, 5, 6, 7, 8]"
     with pytest.raises(ValueError, match=re.escape(message)):
@@ -219,10 +231,23 @@ def test_prepare_keeps_the_provenance_and_every_data_setting(star_data):
         "validation_fraction": 0.1,
         "seed": 0,
     }
-    assert data.cache_path == Path("(not cached)") and not data.from_cache and data.seconds >= 0
+    assert data.cache_path == Path("(not cached)") and data.from_cache is False and 0 <= data.seconds < 60
+    for split in (data.train, data.validation, data.test):
+        assert torch.equal(split.mask, split.X != 0)  # each split keeps its own padding mask
     assert data.stand_in and data.hub_error == "down"
     stand_in = "(a stand-in built from real Yelp reviews, not the yelp_review_full rows)"
     assert data.source_label == f"local Parquet copy of yelp_review_full {stand_in}"
+
+
+def test_prepare_shows_the_tokenising_progress_unless_told_not_to(star_data, monkeypatch):
+    shown = []
+    encode = yelp_stars.encode_texts
+    monkeypatch.setattr(yelp_stars, "encode_texts", lambda *a, progress: shown.append(progress) or encode(*a, progress=False))
+    settings = real_data_settings("fast", "yelp_polarity", T=5, min_count=1)
+    prepare_yelp_stars(settings)
+    assert shown == [True, True]  # train and test, with a progress bar by default
+    prepare_yelp_stars(settings, progress=False)
+    assert shown[2:] == [False, False]
 
 
 def test_a_word_below_min_count_is_unknown(star_data):
