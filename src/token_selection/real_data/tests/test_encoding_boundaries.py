@@ -44,10 +44,16 @@ def test_build_tokenizer_refuses_an_empty_corpus_and_a_bad_cap():
         build_tokenizer(["a b"], min_count=1, max_vocab=0)
 
 
-def test_build_tokenizer_prints_no_progress(capsys):
+def test_build_tokenizer_prints_no_progress(capfd):
     build_tokenizer(["a b c"] * 50, min_count=1)
-    captured = capsys.readouterr()
+    captured = capfd.readouterr()  # the trainer would write from Rust, to the process's own stderr
     assert captured.out == "" and captured.err == ""
+
+
+def test_without_a_cap_every_word_seen_often_enough_is_kept():
+    words = [f"w{i}" for i in range(300)]
+    vocab = vocabulary(build_tokenizer([" ".join(words)] * 2, min_count=2))
+    assert len(vocab) == 302 and set(vocab[2:]) == set(words)
 
 
 def test_a_tokenizer_from_its_stored_vocabulary_encodes_as_the_trained_one():
@@ -76,6 +82,8 @@ def test_encoding_in_chunks_gives_the_same_rows(monkeypatch):
     assert torch.equal(X, whole_X) and torch.equal(mask, whole_mask)
     assert mask.sum(1).tolist() == [3, 1, 1, 4, 1, 2]
     assert X[1].tolist() == [UNK_ID, PAD_ID, PAD_ID, PAD_ID]
+    assert len(tokenizer.encode("a").ids) == 1  # padding is switched off again afterwards
+    assert len(tokenizer.encode("a b c d e f a b").ids) == 8  # and so is truncation
 
 
 def test_encode_texts_refuses_no_texts_and_shows_progress_only_when_asked(capsys):

@@ -59,9 +59,13 @@ def test_profile_verdicts_judge_values_then_scores_with_the_given_resamples_and_
     assert json.dumps(default_value.as_dict()) == json.dumps(expected.as_dict())  # seed 0 by default
 
 
-def _plot(score_labels=None):
+def _profiles() -> dict[str, ImportanceProfile]:
     x, values, scores = _curves()
-    profiles = {"one-layer": importance_profile(x, values, scores), "two-layer": importance_profile(x, -values, 2 * scores)}
+    return {"one-layer": importance_profile(x, values, scores), "two-layer": importance_profile(x, -values, 2 * scores)}
+
+
+def _plot(score_labels=None):
+    profiles = _profiles()
     return profiles, plot_importance_profiles(profiles, title="IMDB, fast scale", score_labels=score_labels)
 
 
@@ -103,9 +107,7 @@ def test_the_profile_plot_says_what_each_panel_shows():
     assert fig._suptitle.get_text() == "IMDB, fast scale"
     assert fig.get_size_inches()[1] > 2 * 3  # one row of about 3 inches per model
     matplotlib.pyplot.close(fig)
-    profiles, fig = _plot()
-    matplotlib.pyplot.close(fig)
-    single = plot_importance_profiles({"m": profiles["one-layer"]}, title="one")
+    single = plot_importance_profiles({"m": _profiles()["one-layer"]}, title="one")
     assert len(single.axes) == 2 and single.axes[1].get_ylabel() == r"$E_s \cdot p$"  # no score labels given
     matplotlib.pyplot.close(single)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections import Counter
 from types import SimpleNamespace
 
 import numpy as np
@@ -173,3 +174,68 @@ def test_a_stored_verdict_reads_back_as_the_verdict():
     assert isinstance(stored["verdict"]["spearman_ci"], list)
     back = verdict_of(stored)
     assert back == verdict and isinstance(back.spearman_ci, tuple) and isinstance(back.left_ci, tuple)
+
+
+def _garbage_behind_padding(split: EncodedSplit, seed: int = 5) -> EncodedSplit:
+    """The same reviews with real word ids (not <pad>) behind the mask: only the mask says what is padding."""
+    V = int(split.X.max()) + 1
+    garbage = torch.randint(2, V, split.X.shape, generator=torch.Generator().manual_seed(seed))
+    return EncodedSplit(torch.where(split.mask, split.X, garbage), split.mask, split.y, split.source)
+
+
+def test_token_importance_reads_only_the_real_positions():
+    split = _hand_split()
+    garbage = _garbage_behind_padding(split)
+    assert not torch.equal(garbage.X, split.X)
+    for got, want in zip(token_importance(garbage, 6, min_count=1), token_importance(split, 6, min_count=1), strict=True):
+        torch.testing.assert_close(got, want, equal_nan=True)
+
+
+def test_the_default_count_threshold_keeps_a_word_seen_exactly_twenty_times():
+    X = torch.tensor([[2, 3]] * 20 + [[3, 4]] * 19)  # token 2: 20 times, token 4: 19 times, token 3: 39 times
+    split = EncodedSplit(X, torch.ones_like(X, dtype=torch.bool), torch.tensor([1] * 20 + [0] * 19), "twenty")
+    gap, _ = token_importance(split, 5)
+    assert gap[2].item() == 1.0 and math.isnan(gap[4]) and gap[3].item() == pytest.approx((20 - 19) / 39)
+
+
+def test_rebuttal_bins_name_the_gap_when_it_is_not_an_array():
+    with pytest.raises(ValueError, match="^x must be a torch.Tensor or numpy array, got list$"):
+        rebuttal_bins([0.1, 0.2], np.zeros(2))
+
+
+def test_multiclass_metrics_count_real_positions_only_and_every_word_id_above_unk():
+    # words 2..13 at real positions (token 2 the most frequent), the last id 15 never; garbage ids behind the padding
+    gen = torch.Generator().manual_seed(3)
+    X = torch.randint(2, 14, (60, 5), generator=gen)
+    X[:, 0] = 2
+    mask = torch.arange(5)[None, :] < torch.randint(2, 6, (60,), generator=gen)[:, None]
+    X = X.masked_fill(~mask, 0)
+    y = torch.arange(60) % 3
+    V = 16
+    table = torch.arange(V * 3, dtype=torch.float64).reshape(V, 3).sin()
+    clean = multiclass_metrics(
+        _KClass(table), SimpleNamespace(train=EncodedSplit(X, mask, y, "c"), vocab_size=V), min_count=7, n_boot=10, seed=0
+    )
+    garbage = _garbage_behind_padding(EncodedSplit(X, mask, y, "g"))
+    noisy = multiclass_metrics(_KClass(table), SimpleNamespace(train=garbage, vocab_size=V), min_count=7, n_boot=10, seed=0)
+    counts = Counter(X[mask].tolist())
+    assert clean["tokens_with_importance"] == noisy["tokens_with_importance"] == sum(c >= 7 for c in counts.values())
+    assert counts[2] >= 60 and clean["tokens_with_importance"] == 11  # token 2 counts; token 11 (6 times) falls short
+    assert json.dumps(clean["classes"]) == json.dumps(noisy["classes"])
+
+
+def test_the_signed_frequency_classifier_reads_real_positions_and_calls_a_tie_positive():
+    # alpha: token 2 positive, token 3 negative, token 4 in one review of each (alpha 0), token 5 never seen (0)
+    X = torch.tensor([[2, 4, 0], [3, 4, 0], [2, 2, 0]])
+    mask = X != 0
+    y = torch.tensor([1, 0, 1])
+    X_test = torch.tensor([[4, 0, 0], [5, 0, 0], [3, 3, 0], [2, 0, 0]])
+    mask_test = X_test != 0
+    y_test = torch.tensor([1, 1, 0, 1])  # the first two sum to exactly 0: a tie, called positive
+    from token_selection.real_data.measurements import signed_frequency_accuracy
+
+    args = (X, y, mask, X_test, y_test, mask_test, 6)
+    assert signed_frequency_accuracy(*args) == 1.0
+    garbage_train = torch.where(mask, X, torch.full_like(X, 3))  # a negative word behind the training padding
+    garbage_test = torch.where(mask_test, X_test, torch.full_like(X_test, 3))  # and behind the test padding
+    assert signed_frequency_accuracy(garbage_train, y, mask, garbage_test, y_test, mask_test, 6) == 1.0

@@ -370,7 +370,7 @@ def test_run_seeds_runs_each_seed_on_its_own_data_and_writes_one_record(monkeypa
         " Seeds 0, 1, 2: each draws its own validation split, initialisation and batches; curves and shapes shown are "
         "seed 0's, and every scalar metric keeps its per-seed values and a 95% Student-t interval."
     )
-    assert record["seconds"] >= 0 and read_record("imdb-two_layer-joint", "full") == record
+    assert 0 <= record["seconds"] < 60 and read_record("imdb-two_layer-joint", "full") == record
 
 
 def test_run_seeds_names_the_record_by_the_data_it_ran_on(monkeypatch, tmp_path):
