@@ -81,6 +81,7 @@ def test_the_profile_plot_draws_mean_and_band_of_each_curve_against_the_gap():
             assert to_rgba(mean_line.get_color()) == to_rgba(colour)
             assert list(zero_line.get_ydata()) == [0.0, 0.0] and to_rgba(zero_line.get_color())[:3] == to_rgba("grey")[:3]
             [band] = ax.collections
+            assert band.get_alpha() == pytest.approx(0.2)  # a light band: the mean line stays visible through it
             assert to_rgba(band.get_facecolor()[0])[:3] == pytest.approx(to_rgba(colour)[:3])
             outline = band.get_paths()[0].vertices
             assert outline[:, 1].min() == pytest.approx(float((stats.mean - stats.std).min()))
@@ -105,7 +106,7 @@ def test_the_profile_plot_says_what_each_panel_shows():
     # the values rise to the right, so their legend sits bottom right; the scores' top left
     assert axes[0, 0].get_legend()._loc == 4 and axes[0, 1].get_legend()._loc == 2  # matplotlib's codes
     assert fig._suptitle.get_text() == "IMDB, fast scale"
-    assert fig.get_size_inches()[1] > 2 * 3  # one row of about 3 inches per model
+    assert fig.get_size_inches().tolist() == pytest.approx([10.0, 6.6])  # 10 inches wide, a row of 3.3 inches per model
     matplotlib.pyplot.close(fig)
     single = plot_importance_profiles({"m": _profiles()["one-layer"]}, title="one")
     assert len(single.axes) == 2 and single.axes[1].get_ylabel() == r"$E_s \cdot p$"  # no score labels given
@@ -154,3 +155,22 @@ def test_the_shade_is_relative_to_the_largest_weight_and_line_breaks_survive():
 def test_no_kept_token_leaves_the_whole_review_grey():
     page = attention_html("all of it", [], np.array([]))
     assert '<span style="color: #999">all of it</span>' in page and "rgba" not in page
+
+
+def test_the_profile_plot_keeps_the_courses_sizes_of_markers_lines_and_text():
+    """Small markers on the mean, a thin zero line, an 8-point legend and a 10-point title: the panels stay readable
+    at the book's width with 20 bins a curve."""
+    _, fig = _plot()
+    for ax in fig.axes:
+        mean_line, zero_line = ax.get_lines()
+        assert mean_line.get_markersize() == 4 and zero_line.get_linewidth() == pytest.approx(0.6)
+        assert {t.get_fontsize() for t in ax.get_legend().get_texts()} == {8.0}
+    assert fig._suptitle.get_fontsize() == 10
+    matplotlib.pyplot.close(fig)
+
+
+def test_the_selected_tokens_table_holds_fifteen_words_by_default():
+    vocab = [f"w{i}" for i in range(20)]
+    scores = torch.arange(20, dtype=torch.float64)
+    table = selected_tokens_table(vocab, scores, torch.zeros(20, dtype=torch.float64), torch.ones(20, dtype=torch.int64))
+    assert table["token"].tolist() == [f"w{i}" for i in range(19, 4, -1)]  # the 15 highest scores, highest first
