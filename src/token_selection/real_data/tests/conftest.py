@@ -2,6 +2,10 @@
 
 import pytest
 
+# torch imports torch._dynamo on the first optimizer or gradcheck, which takes seconds; importing it here, at
+# collection, pays that once before any test, so that no single test carries it.
+import torch._dynamo  # noqa: F401
+
 from token_selection.real_data import reviews
 from token_selection.real_data.encoding import prepare_reviews
 

@@ -99,7 +99,8 @@ def test_attended_embeddings_gradients():
     X, mask = _batch()
     E = torch.randn(30, 5, dtype=torch.float64, requires_grad=True)
     w = (torch.rand(9, 6, dtype=torch.float64) * mask).requires_grad_(True)
-    assert torch.autograd.gradcheck(lambda E_, w_: attended_embeddings(E_, X, w_), (E, w))
+    # fast mode checks the Jacobian along random directions: as strict for a wrong backward, in 0.1 s instead of 10
+    assert torch.autograd.gradcheck(lambda E_, w_: attended_embeddings(E_, X, w_), (E, w), fast_mode=True)
 
 
 def test_multiclass_model_matches_the_theory_helper():
@@ -127,3 +128,90 @@ def test_same_seed_same_model_and_float32_default():
     assert all(torch.equal(x, y) for x, y in zip(a.parameters(), b.parameters(), strict=True))
     assert a.E.dtype == torch.float32
     assert not torch.equal(a.E, KeyQueryTwoLayerAttention(20, 6, seed=6).E)
+
+
+def test_key_query_layers_scores_and_attention_by_layer():
+    X, mask = _batch()
+    model = KeyQueryTwoLayerAttention(30, 6, seed=4, dtype=torch.float64)
+    assert torch.equal(model.W1, torch.eye(6, dtype=torch.float64)) and torch.equal(model.W2, torch.eye(6, dtype=torch.float64))
+    assert torch.equal(model.p, torch.zeros(6, dtype=torch.float64))
+    _randomise(model, seed=5)
+    with torch.no_grad():
+        assert torch.allclose(model.first_layer_scores(), model.E @ model.W1.T @ model.p)
+        assert torch.allclose(model.token_values(), model.E @ model.v)
+    _, q1, q2 = model.logits_and_attention(X, mask)
+    assert torch.allclose(model.attention(X, mask, layer=1, chunk=2), q1)
+    assert torch.allclose(model.attention(X, mask, chunk=4), q2) and not torch.allclose(q1, q2)
+    assert torch.allclose(model(X, None, chunk=2), model(X, torch.ones_like(mask)))
+    with pytest.raises(ValueError, match=r"^layer must be 1 or 2, got 3$"):
+        model.attention(X, mask, layer=3)
+    with pytest.raises(ValueError, match=r"^chunk must be an integer >= 1, got 0$"):
+        model.attention(X, mask, chunk=0)
+
+
+def test_mean_layer2_scores_average_each_token_over_its_real_occurrences():
+    X, mask = _batch(V=12, n=7, T=5, seed=2)
+    model = KeyQueryTwoLayerAttention(12, 4, seed=1, dtype=torch.float64)
+    _randomise(model, seed=2)
+    full = model.layer2_scores(X, mask)
+    mean = model.mean_layer2_scores(X, mask, chunk=3)
+    assert mean.dtype == torch.float64 and mean.shape == (12,)
+    for token in range(12):
+        where = (X == token) & mask
+        if where.any():
+            assert mean[token].item() == pytest.approx(full[where].mean().item())  # padded occurrences left out
+        else:
+            assert torch.isnan(mean[token])
+    everything = model.mean_layer2_scores(X, None, chunk=2)  # no mask: every position counts
+    scores = model.layer2_scores(X, None)
+    token = int(X[0, 4])  # a padded position of row 0
+    assert everything[token].item() == pytest.approx(scores[X == token].mean().item())
+    with pytest.raises(ValueError, match="^chunk must be"):
+        model.mean_layer2_scores(X, mask, chunk=0)
+
+
+def test_the_mlp_head_draws_its_input_weights_he_scaled_and_starts_with_a_silent_branch():
+    model = AttentionMLP(5, 400, seed=0, dtype=torch.float64)
+    assert model.hidden == 400 and model.W_in.shape == (400, 400) and model.W_out.shape == (400, 400)
+    assert model.W_in.std().item() == pytest.approx((2 / 400) ** 0.5, rel=0.02)  # He: N(0, 2/d), 160 000 draws
+    assert torch.equal(model.b, torch.zeros(400, dtype=torch.float64)) and not model.W_out.any()
+    narrow = AttentionMLP(5, 6, hidden=3, seed=0)
+    assert narrow.W_in.shape == (3, 6) and narrow.b.shape == (3,) and narrow.W_out.shape == (6, 3) and narrow.hidden == 3
+    with pytest.raises(ValueError, match="^hidden must be an integer >= 1, got 0$"):
+        AttentionMLP(5, 6, hidden=0)
+
+
+def test_the_mlp_share_is_the_branchs_part_of_the_logits_mean_square():
+    X, mask = _batch()
+    model = AttentionMLP(30, 8, seed=2, dtype=torch.float64)
+    _randomise(model, seed=3)
+    with torch.no_grad():
+        direct, branch = [], []
+        for j in range(X.shape[0]):  # each review written out: z, then v . z and v . W_out relu(W_in z + b)
+            E = model.E[X[j][mask[j]]]
+            z = torch.softmax(E @ model.p, 0) @ E
+            direct.append(z @ model.v)
+            branch.append((model.W_out @ torch.relu(model.W_in @ z + model.b)) @ model.v)
+        direct, branch = torch.stack(direct), torch.stack(branch)
+    expected = float(branch.pow(2).mean() / (direct + branch).pow(2).mean())
+    assert model.mlp_share(X, mask) == pytest.approx(expected, rel=1e-10)
+    assert model.mlp_share(X) == pytest.approx(model.mlp_share(X, torch.ones_like(mask)))
+    q = model.attention(X, mask, chunk=4)
+    assert torch.all(q[~mask] == 0) and torch.allclose(q.sum(1), torch.ones(9, dtype=torch.float64))
+    assert torch.allclose(model.token_scores(), model.E @ model.p)
+
+
+def test_the_multiclass_model_has_k_output_vectors_and_a_fixed_v():
+    X, mask = _batch()
+    model = MultiClassCLSAttention(30, 6, 3, seed=4, dtype=torch.float64)
+    binary = ts.CLSAttention(30, 6, seed=4, dtype=torch.float64)
+    assert torch.equal(model.E, binary.E) and torch.equal(model.v, binary.v) and not model.v.requires_grad
+    assert model.num_classes == 3 and model.W.shape == (3, 6) and model.W.requires_grad
+    _randomise(model, seed=6)
+    with torch.no_grad():
+        assert torch.allclose(model.token_scores(), model.E @ model.p)
+        assert torch.allclose(model.token_class_values(), model.E @ model.W.T)
+    logits, q = model.logits_and_attention(X, mask)
+    assert logits.shape == (9, 3) and torch.allclose(model.attention(X, mask, chunk=2), q)
+    with pytest.raises(ValueError, match="^num_classes must be an integer >= 2, got 1$"):
+        MultiClassCLSAttention(30, 6, 1)

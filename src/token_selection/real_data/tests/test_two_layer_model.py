@@ -85,3 +85,43 @@ def test_bad_arguments():
         model(torch.full((1, 2), 10))
     with pytest.raises(ValueError, match="d must be"):
         TwoLayerCLSAttention(10, 0)
+
+
+def test_the_per_token_tables_are_the_embeddings_times_each_vector():
+    model = randomised(TwoLayerCLSAttention(12, 3, seed=6, dtype=torch.float64), seed=7)
+    with torch.no_grad():
+        assert torch.allclose(model.token_scores(), model.E @ model.p2)
+        assert torch.allclose(model.first_layer_scores(), model.E @ model.p1)
+        assert torch.allclose(model.token_values(), model.E @ model.v)
+    assert not torch.allclose(model.token_scores(), model.first_layer_scores())
+
+
+def test_it_starts_from_the_one_layer_draw_with_zero_queries_in_float32():
+    from token_selection.real_data.registry import OneLayerAttention
+
+    model, one_layer = TwoLayerCLSAttention(9, 4, seed=3), OneLayerAttention(9, 4, seed=3)
+    assert torch.equal(model.E, one_layer.E) and torch.equal(model.v, one_layer.v)
+    assert model.E.dtype == model.p1.dtype == model.p2.dtype == torch.float32
+    assert torch.equal(model.p1, torch.zeros(4)) and torch.equal(model.p2, torch.zeros(4))
+    assert TwoLayerCLSAttention(9, 4, dtype=torch.float64).p2.dtype == torch.float64
+    assert torch.equal(TwoLayerCLSAttention(9, 4).E, TwoLayerCLSAttention(9, 4, seed=0).E)
+
+
+def test_attention_reads_the_requested_layer_in_batches_with_or_without_a_mask():
+    model = randomised(TwoLayerCLSAttention(20, 6, seed=2, dtype=torch.float64), seed=4)
+    X = torch.randint(0, 20, (7, 5), generator=torch.Generator().manual_seed(5))
+    mask = torch.ones(7, 5, dtype=torch.bool)
+    mask[2, 3:] = False
+    mask[5, 1:] = False
+    layer1, layer2 = model.attention(X, mask, layer=1), model.attention(X, mask)
+    _, q1, q2 = model.logits_and_attention(X, mask)
+    assert torch.allclose(layer1, q1) and torch.allclose(layer2, q2) and not torch.allclose(layer1, layer2)
+    assert torch.allclose(model.attention(X, mask, layer=1, batch_size=3), layer1)
+    assert torch.allclose(model.attention(X, mask, batch_size=2), layer2)
+    assert torch.allclose(model(X, mask, batch_size=2), model(X, mask)) and model(X, mask, batch_size=2).shape == (7,)
+    assert torch.allclose(model(X, None, batch_size=3), model(X, torch.ones(7, 5, dtype=torch.bool)))
+    assert torch.allclose(model.attention(X, None, layer=1, batch_size=3), model.attention(X, torch.ones_like(mask), layer=1))
+    with pytest.raises(ValueError, match=r"^layer must be 1 or 2, got 0$"):
+        model.attention(X, layer=0)
+    with pytest.raises(ValueError, match=r"^layer must be 1 or 2, got '2'$"):
+        model.attention(X, layer="2")
