@@ -59,3 +59,26 @@ def test_theory_settings_follow_the_scale_asked_for_and_restore_the_environment(
 def test_state_of_an_unknown_record_names_the_known_ones():
     with pytest.raises(ValueError, match="no record 'nope'"):
         cat.state_of("nope", "fast")
+
+
+def test_the_catalogue_built_in_a_test_names_each_record_its_scale_command_and_current_settings():
+    # built here, not at collection: what a run of the code now gives, entry by entry
+    entries = cat.catalogue()
+    assert [(e.name, e.scale) for e in entries] == [(e.name, e.scale) for e in ENTRIES]
+    assert [cat.record_state(e) for e in entries] == ["current"] * len(entries)
+    for entry in entries:
+        if entry.name == "report-theory":
+            assert entry.command == f"TOKEN_SELECTION_SCALE={entry.scale} python -m token_selection.report.theory_claims"
+        else:
+            assert entry.command == ("make full" if entry.scale == "full" else "make records"), entry
+    assert cat.catalogue(("full",))[0].scale == "full" and {e.scale for e in cat.catalogue(("fast",))} == {"fast"}
+    for name in ("yelp_stars-multiclass-joint", "diagnosis-frozen_capacity", "global_local", "report-theory"):
+        assert cat.state_of(name, "full") == "current"
+
+
+def test_4_class_yelp_uses_the_yelp_preset():
+    from token_selection.real_data.settings import real_data_settings
+
+    for scale in ("fast", "full"):
+        assert cat.preset_of("yelp_stars", scale) == real_data_settings(scale, "yelp_polarity")
+        assert cat.preset_of("imdb", scale) == real_data_settings(scale, "imdb") != cat.preset_of("yelp_stars", scale)
