@@ -17,7 +17,9 @@ Under pytest-xdist (``make test`` runs ``-n auto --dist loadfile``) each
 chapter runs whole in one worker; the workers hand their chapters' lines to
 the controller, which prints the summary.
 
-Each chapter has one wall-clock limit (``notebooks/execution_limits.json``):
+Each chapter has one wall-clock limit (``notebooks/execution_limits.json``, for a
+chapter that has the machine to itself; under pytest-xdist it is multiplied by the
+number of workers, as that many chapters share the machine):
 each cell's nbval timeout is the time left, and a chapter past its limit fails
 with its name; its remaining cells are skipped.
 """
@@ -41,9 +43,10 @@ import execute_notebooks as chapters  # noqa: E402
 class ChapterRun:
     """One nbval run of a chapter: its deadline, and the executed notebook rebuilt from the kernel's messages."""
 
-    def __init__(self, notebook_file, start: float) -> None:
+    def __init__(self, notebook_file, start: float, sharing: int = 1) -> None:
         self.path = Path(str(notebook_file.fspath)).resolve()
-        self.limit = chapters.limit_for(self.path)
+        # a limit is for a chapter that has the machine to itself; ``sharing`` chapters at once each have a share of it
+        self.limit = chapters.limit_for(self.path) * sharing
         self.start = start
         self.last_cell_end = start
         self.source_cells = notebook_file.nb.cells
@@ -155,7 +158,8 @@ def _chapter_run(item) -> ChapterRun | None:
         return None
     path = Path(str(notebook_file.fspath)).resolve()
     if path not in RUNS:
-        RUNS[path] = ChapterRun(notebook_file, STARTS.get(path, time.monotonic()))
+        workers = getattr(item.config, "workerinput", {}).get("workercount", 1)
+        RUNS[path] = ChapterRun(notebook_file, STARTS.get(path, time.monotonic()), sharing=max(1, int(workers)))
     return RUNS[path]
 
 
