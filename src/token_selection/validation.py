@@ -115,6 +115,16 @@ def check_vector(x: ArrayLike, length: int, name: str) -> torch.Tensor:
     return x
 
 
+def check_matrix(x: ArrayLike, name: str, shape: str = "(V, d)") -> torch.Tensor:
+    """Validate a floating-point matrix: (rows, cols), any size; ``shape`` names its axes in messages."""
+    x = as_tensor(x, name)
+    if x.dim() != 2:
+        raise ValueError(f"{name} must have shape {shape}, got {tuple(x.shape)}")
+    if not x.dtype.is_floating_point:
+        raise ValueError(f"{name} must be a floating-point matrix, got dtype {x.dtype}")
+    return x
+
+
 def check_finite(x: torch.Tensor, name: str) -> torch.Tensor:
     """Reject NaN or inf entries."""
     if not bool(torch.isfinite(x).all()):

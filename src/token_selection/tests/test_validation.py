@@ -12,6 +12,7 @@ from token_selection.validation import (
     check_finite,
     check_labels,
     check_mask,
+    check_matrix,
     check_positive_int,
     check_tokens,
     check_vector,
@@ -189,6 +190,21 @@ def test_check_vector():
         check_vector(torch.zeros(4, dtype=torch.long), 4, "v")
     with raises("w must be a torch.Tensor or numpy array, got list"):
         check_vector([0.0], 1, "w")
+
+
+def test_check_matrix():
+    E = torch.zeros(3, 2, dtype=torch.float64)
+    assert check_matrix(E, "E") is E
+    from_numpy = check_matrix(np.full((1, 5), np.nan, dtype=np.float32), "E")  # any size; finiteness is checked apart
+    assert from_numpy.dtype == torch.float32 and tuple(from_numpy.shape) == (1, 5)
+    with raises("E must have shape (V, d), got (3,)"):
+        check_matrix(torch.zeros(3), "E")
+    with raises("W must have shape (K, d), got (1, 3, 2)"):
+        check_matrix(torch.zeros(1, 3, 2), "W", "(K, d)")
+    with raises("E must be a floating-point matrix, got dtype torch.int32"):
+        check_matrix(torch.zeros(3, 2, dtype=torch.int32), "E")
+    with raises("E must be a torch.Tensor or numpy array, got tuple"):
+        check_matrix(((0.0,),), "E")
 
 
 def test_check_finite():

@@ -28,7 +28,7 @@ import torch
 from scipy.optimize import nnls
 from threadpoolctl import threadpool_limits
 
-from ..validation import ArrayLike, as_tensor, check_mask, check_tokens
+from ..validation import ArrayLike, as_tensor, check_finite, check_mask, check_matrix, check_tokens
 
 
 @dataclass(frozen=True)
@@ -130,10 +130,9 @@ def _least_distance(G: np.ndarray) -> np.ndarray | None:
     return w
 
 
-def _check_E(E: torch.Tensor) -> np.ndarray:
-    if not isinstance(E, torch.Tensor) or E.dim() != 2:
-        raise ValueError(f"E must be a tensor of shape (V, d), got {getattr(E, 'shape', type(E).__name__)}")
-    return E.detach().double().cpu().numpy()
+def _check_E(E: ArrayLike) -> np.ndarray:
+    """E (V, d), a tensor or numpy array, as a float64 numpy array."""
+    return check_finite(check_matrix(E, "E"), "E").detach().double().cpu().numpy()
 
 
 def _solve_in_span(En: np.ndarray, pairs: np.ndarray, ties: np.ndarray) -> tuple[np.ndarray | None, np.ndarray]:
@@ -156,14 +155,14 @@ def _solve_in_span(En: np.ndarray, pairs: np.ndarray, ties: np.ndarray) -> tuple
 
 
 def solve_max_margin(
-    E: torch.Tensor,
+    E: ArrayLike,
     X: ArrayLike,
     relevant: ArrayLike | None = None,
     mask: ArrayLike | None = None,
     *,
     selection: ArrayLike | None = None,
 ) -> MaxMarginSolution:
-    """Solve the program exactly in float64. E: (V, d); X: (n, T) ids; mask: (n, T) bool or None.
+    """Solve the program exactly in float64. E: (V, d) float; X: (n, T) ids; mask: (n, T) bool or None.
 
     Give exactly one of
     - ``relevant``: (n, T) bool; every relevant token of a sequence scores at least 1 above
@@ -208,7 +207,7 @@ def solve_max_margin(
 
 
 def max_margin_direction(
-    E: torch.Tensor,
+    E: ArrayLike,
     X: ArrayLike,
     relevant: ArrayLike | None = None,
     mask: ArrayLike | None = None,

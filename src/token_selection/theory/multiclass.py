@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import torch
 
-from ..validation import ArrayLike, as_tensor, check_mask, check_positive_int, check_tokens, check_vector
+from ..validation import ArrayLike, as_tensor, check_mask, check_matrix, check_positive_int, check_tokens, check_vector
 from .model import masked_softmax
 
 
@@ -38,18 +38,18 @@ def check_class_labels(y: ArrayLike, n: int, num_classes: int, name: str = "y") 
     return y.long()
 
 
-def _check_parameters(E: torch.Tensor, p: torch.Tensor, W: torch.Tensor) -> int:
-    """Validate E: (V, d), p: (d,), W: (K, d) with K >= 2; return K."""
-    if E.dim() != 2:
-        raise ValueError(f"E must have shape (V, d), got {tuple(E.shape)}")
-    check_vector(p, E.shape[1], "p")
+def _check_parameters(E: ArrayLike, p: ArrayLike, W: ArrayLike) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Validate E: (V, d), p: (d,), W: (K, d) with K >= 2 (tensors or numpy arrays); return them as tensors."""
+    E = check_matrix(E, "E")
+    p = check_vector(p, E.shape[1], "p")
+    W = as_tensor(W, "W")
     if W.dim() != 2 or W.shape[1] != E.shape[1] or W.shape[0] < 2:
         raise ValueError(f"W must have shape (K, d) with K >= 2 and d = {E.shape[1]}, got {tuple(W.shape)}")
-    return int(W.shape[0])
+    return E, p, W
 
 
 def multiclass_logits(
-    E: torch.Tensor, p: torch.Tensor, W: torch.Tensor, X: ArrayLike, mask: ArrayLike | None = None
+    E: ArrayLike, p: ArrayLike, W: ArrayLike, X: ArrayLike, mask: ArrayLike | None = None
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Logits ``f(X)``: (n, K) and attention weights: (n, T).
 
@@ -57,7 +57,7 @@ def multiclass_logits(
     X: (n, T) token ids; mask: (n, T) bool or None. Uses the gathered scalars
     ``(E p)[X]`` and ``(E W^T)[X]``, never an (n, T, d) tensor.
     """
-    _check_parameters(E, p, W)
+    E, p, W = _check_parameters(E, p, W)
     X = check_tokens(X, E.shape[0]).to(E.device)
     mask = check_mask(mask, X)
     weights = masked_softmax((E @ p)[X], mask)
@@ -65,9 +65,7 @@ def multiclass_logits(
     return torch.einsum("nt,ntk->nk", weights, values), weights
 
 
-def class_probabilities(
-    E: torch.Tensor, p: torch.Tensor, W: torch.Tensor, X: ArrayLike, mask: ArrayLike | None = None
-) -> torch.Tensor:
+def class_probabilities(E: ArrayLike, p: ArrayLike, W: ArrayLike, X: ArrayLike, mask: ArrayLike | None = None) -> torch.Tensor:
     """``pi_j = softmax(f(X_j))`` at the given parameters: (n, K) float64."""
     with torch.no_grad():
         logits = multiclass_logits(E, p, W, X, mask)[0]
@@ -75,9 +73,9 @@ def class_probabilities(
 
 
 def multiclass_one_step_embeddings(
-    E: torch.Tensor,
-    p: torch.Tensor,
-    W: torch.Tensor,
+    E: ArrayLike,
+    p: ArrayLike,
+    W: ArrayLike,
     X: ArrayLike,
     y: ArrayLike,
     lr: float,
@@ -87,7 +85,8 @@ def multiclass_one_step_embeddings(
 
     Cross-entropy loss; y: (n,) labels in [0, K). The inputs are not changed.
     """
-    K = _check_parameters(E, p, W)
+    E, p, W = _check_parameters(E, p, W)
+    K = int(W.shape[0])
     X = check_tokens(X, E.shape[0]).to(E.device)
     y = check_class_labels(y, X.shape[0], K).to(E.device)
     E = E.detach().clone().requires_grad_(True)
@@ -147,9 +146,10 @@ def class_importance(
     return torch.where(total > 0, counts / total.clamp(min=1) - 1.0 / num_classes, torch.full_like(counts, float("nan")))
 
 
-def predicted_multiclass_one_step(E0: torch.Tensor, W: torch.Tensor, beta: torch.Tensor, lr: float) -> torch.Tensor:
-    """Closed form ``E0 + lr beta W``: (V, d). E0: (V, d); W: (K, d); beta: (V, K)."""
-    if E0.dim() != 2 or W.dim() != 2 or W.shape[1] != E0.shape[1]:
+def predicted_multiclass_one_step(E0: ArrayLike, W: ArrayLike, beta: ArrayLike, lr: float) -> torch.Tensor:
+    """Closed form ``E0 + lr beta W``: (V, d). E0: (V, d); W: (K, d); beta: (V, K) (tensors or numpy arrays)."""
+    E0, W, beta = check_matrix(E0, "E0"), check_matrix(W, "W", "(K, d)"), check_matrix(beta, "beta", "(V, K)")
+    if W.shape[1] != E0.shape[1]:
         raise ValueError(f"E0 must be (V, d) and W (K, d) with the same d, got {tuple(E0.shape)} and {tuple(W.shape)}")
     if tuple(beta.shape) != (E0.shape[0], W.shape[0]):
         raise ValueError(f"beta must have shape ({E0.shape[0]}, {W.shape[0]}), got {tuple(beta.shape)}")

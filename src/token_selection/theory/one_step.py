@@ -22,7 +22,16 @@ import math
 import numpy as np
 import torch
 
-from ..validation import ArrayLike, as_tensor, check_labels, check_mask, check_positive_int, check_tokens, check_vector
+from ..validation import (
+    ArrayLike,
+    as_tensor,
+    check_labels,
+    check_mask,
+    check_matrix,
+    check_positive_int,
+    check_tokens,
+    check_vector,
+)
 from .importance import signed_frequency
 from .model import CLSAttention, gathered_logits, logistic_loss
 
@@ -45,10 +54,9 @@ def one_step_embeddings(
     return (E - lr * grad).detach()
 
 
-def predicted_one_step(E0: torch.Tensor, v: torch.Tensor, alpha: torch.Tensor, lr: float) -> torch.Tensor:
-    """Closed form ``E0 + (lr/2) alpha v^T``: (V, d). E0: (V, d); v: (d,); alpha: (V,)."""
-    if E0.dim() != 2:
-        raise ValueError(f"E0 must have shape (V, d), got {tuple(E0.shape)}")
+def predicted_one_step(E0: ArrayLike, v: ArrayLike, alpha: ArrayLike, lr: float) -> torch.Tensor:
+    """Closed form ``E0 + (lr/2) alpha v^T``: (V, d). E0: (V, d); v: (d,); alpha: (V,) (tensors or numpy arrays)."""
+    E0 = check_matrix(E0, "E0")
     v = check_vector(v, E0.shape[1], "v")
     alpha = check_vector(alpha, E0.shape[0], "alpha")
     return E0 + (lr / 2) * alpha.to(E0.dtype)[:, None] * v.to(E0.dtype)[None, :]

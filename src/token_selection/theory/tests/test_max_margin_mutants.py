@@ -120,9 +120,9 @@ def test_messages():
         ts.solve_max_margin(E, torch.tensor([[1, 2]]), torch.tensor([[True, True]]))
     with _exact("no sequence has both a selected and another token; every p selects trivially"):
         ts.solve_max_margin(E, torch.tensor([[1, 2]]), selection=torch.tensor([[True, True]]))
-    with _exact("E must be a tensor of shape (V, d), got torch.Size([5])"):
+    with _exact("E must have shape (V, d), got (5,)"):
         ts.solve_max_margin(E[:, 0], X, relevant)
-    with _exact("E must be a tensor of shape (V, d), got list"):
+    with _exact("E must be a torch.Tensor or numpy array, got list"):
         ts.solve_max_margin(E.tolist(), X, relevant)
     with _exact("give exactly one of relevant= (no ties) and selection= (ties among the selected tokens)"):
         ts.solve_max_margin(E, X)

@@ -181,9 +181,9 @@ def test_predicted_multiclass_one_step_checks_and_dtype():
     assert predicted_multiclass_one_step(E0.float(), W, beta, 2.0).dtype == torch.float32
     assert predicted_multiclass_one_step(E0.float(), W.float(), beta, 2.0).dtype == torch.float32
     assert predicted_multiclass_one_step(E0.float(), W, beta.float(), 2.0).dtype == torch.float32
-    with _exact("E0 must be (V, d) and W (K, d) with the same d, got (4,) and (3, 4)"):
+    with _exact("E0 must have shape (V, d), got (4,)"):
         predicted_multiclass_one_step(E0[0], W, beta, 1.0)
-    with _exact("E0 must be (V, d) and W (K, d) with the same d, got (5, 4) and (4,)"):
+    with _exact("W must have shape (K, d), got (4,)"):
         predicted_multiclass_one_step(E0, W[0], beta, 1.0)
     with _exact("E0 must be (V, d) and W (K, d) with the same d, got (5, 4) and (3, 5)"):
         predicted_multiclass_one_step(E0, torch.zeros(3, 5, dtype=torch.float64), beta, 1.0)
