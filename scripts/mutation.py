@@ -98,7 +98,7 @@ MODULES: dict[str, list[str]] = {
     "explorer/compute.py": _tests("explorer", "test_compute", "test_compute_boundaries"),
     "explorer/notice.py": _tests("explorer", "test_notice"),
     "explorer/result.py": _tests("explorer", "test_notice", "test_compute"),
-    "explorer/grid.py": _tests("explorer", "test_grid", "test_grid_axes"),
+    "explorer/grid.py": _tests("explorer", "test_grid"),
     "explorer/live.py": _tests("explorer", "test_live"),
     "explorer/panels.py": _tests("explorer", "test_panels"),
     "explorer/static.py": _tests("explorer", "test_static"),

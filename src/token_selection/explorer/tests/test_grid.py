@@ -1,5 +1,6 @@
-"""Tests of the precomputed grid: round trip, lookup, a cache that detects damage, staleness and absence, and a spot
-check that recomputes grid points: it fails when the numbers change, not when the code changes without changing them."""
+"""Tests of the precomputed grid's bookkeeping, without running ``explore`` (hand-made results and payloads): lookup,
+a cache that detects damage, staleness and absence, the payload of a point and the spot check's comparison. The tests
+that run ``explore`` are in ``test_grid_recompute.py``."""
 
 from __future__ import annotations
 
@@ -13,12 +14,9 @@ import numpy as np
 import pytest
 
 from token_selection._version import __version__
-from token_selection.explorer import compute as compute_module
 from token_selection.explorer import grid as grid_module
-from token_selection.explorer.compute import explore
 from token_selection.explorer.config import DEFAULT_CONFIG
 from token_selection.explorer.grid import (
-    GRID_PATH,
     SPOT_CHECK_POINTS,
     GridCacheError,
     check_grid_points,
@@ -35,31 +33,14 @@ from token_selection.theory.synthetic import make_synthetic
 from .conftest import TINY_AXES, hand_made_result
 
 
-def test_grid_round_trip_and_lookup(tmp_path, tiny_grid):
-    assert len(tiny_grid["points"]) == 2 and len(tiny_grid["token_class"]) == 50
-    path = tmp_path / "grid.json"
-    digest = write_grid(tiny_grid, path)
-    assert checksum_path(path).read_text() == f"{digest}  grid.json\n"
-    loaded = read_grid(path, axes=TINY_AXES)
-    assert loaded == json.loads(json.dumps(tiny_grid))
-    point = grid_point(loaded, 0.0, 64, 8)
-    direct = explore(0.0, 64, 8, **grid_module.fixed_settings())
-    # stored with 4 significant digits: relative rounding error at most 5e-4
-    assert point["corr"] == pytest.approx(direct.correlation, rel=5e-4)
-    assert point["eta_star"] == pytest.approx(direct.eta_star, rel=5e-4)
-    assert point["notice"] == direct.notice
-    assert len(point["ev"]) == 50 and len(point["step"]) == len(point["att_min"])
-    with pytest.raises(ValueError, match="not a grid point"):
-        grid_point(loaded, 0.0, 64, 16)
-
-
-def test_grid_cache_detects_damage_staleness_and_absence(tmp_path, tiny_grid):
+def test_grid_cache_detects_damage_staleness_and_absence(tmp_path):
+    tiny_grid = _tiny()
     path = tmp_path / "grid.json"
     with pytest.raises(GridCacheError, match="is missing"):
         read_grid(path, axes=TINY_AXES)
 
     write_grid(tiny_grid, path)
-    path.write_bytes(path.read_bytes().replace(b'"corr":', b'"corr": ', 1))
+    path.write_bytes(path.read_bytes().replace(b'"i":', b'"i": ', 1))
     with pytest.raises(GridCacheError, match="fails its checksum"):
         read_grid(path, axes=TINY_AXES)
 
@@ -75,19 +56,12 @@ def test_grid_cache_detects_damage_staleness_and_absence(tmp_path, tiny_grid):
         read_grid(path)  # current for TINY_AXES, not for the chapter's axes
 
 
-def test_load_or_compute_grid_recomputes_when_the_cache_is_unusable(tmp_path, tiny_grid, monkeypatch):
+def test_load_or_compute_grid_recomputes_when_the_cache_is_unusable(tmp_path, monkeypatch):
+    tiny_grid = _tiny()
     monkeypatch.setattr(grid_module, "compute_grid", lambda **kwargs: tiny_grid)
     grid, status = load_or_compute_grid(tmp_path / "missing.json", progress=False)
     assert grid is tiny_grid
     assert "is missing" in status and "scripts/build_explorer_grid.py" in status and "Recomputed" in status
-
-
-def test_the_shipped_grid_is_package_data_and_current():
-    assert GRID_PATH.parent.name == "explorer" and GRID_PATH.parent.parent.name == "token_selection"
-    grid = read_grid()  # the default path is the package's own copy
-    assert len(grid["points"]) == math.prod(len(v) for v in grid_module.GRID_AXES.values())
-    differences = check_grid_points(grid)  # the present code computes the stored numbers
-    assert not differences, mismatch_message(GRID_PATH, differences, len(SPOT_CHECK_POINTS))
 
 
 RULES = (  # what_to_notice's rules in its order, each by a phrase only its sentence holds
@@ -113,28 +87,6 @@ def test_the_spot_check_points_are_grid_points_and_cover_the_sentences_the_grid_
     shown = {next(name for name, phrase in RULES if phrase in p["notice"]) for p in grid["points"]}
     assert set(rule.values()) == shown  # every kind of sentence the grid holds is recomputed at least once
     assert rule[(DEFAULT_CONFIG.delta, DEFAULT_CONFIG.d, DEFAULT_CONFIG.T)] == "converges"
-
-
-def test_an_edit_that_changes_no_number_keeps_the_grid_current(tmp_path, tiny_grid):
-    """Only axes and fixed settings are compared on reading: a comment, a refactoring or a new version is no staleness."""
-    assert set(grid_module.grid_config()) == {"axes", "settings"}
-    older = json.loads(json.dumps(tiny_grid))
-    older["config"].update(code_sha256="0" * 64, package_version="0.0.1")  # what grids written before the spot check held
-    write_grid(older, tmp_path / "grid.json")
-    assert read_grid(tmp_path / "grid.json", axes=TINY_AXES)["points"] == older["points"]
-    assert check_grid_points(older, [(0.0, 64, 4), (0.0, 64, 8)]) == []
-
-
-def test_an_edit_that_changes_the_numbers_is_reported_without_advising_to_regenerate_first(tiny_grid, monkeypatch):
-    real = compute_module.step_size_threshold
-    monkeypatch.setattr(compute_module, "step_size_threshold", lambda *a, **k: 1.01 * real(*a, **k))  # a 1% slip
-    differences = check_grid_points(tiny_grid, [(0.0, 64, 8)])
-    assert any(line.startswith("(delta=0, d=64, T=8) eta_star: stored ") for line in differences)
-    assert any("relative difference 0.01 > 0.002" in line for line in differences)
-    message = mismatch_message(Path("grid.json"), differences, 1)
-    assert "no longer matches what the present code computes" in message and differences[0] in message
-    assert "Find out which edit and why before regenerating" in message
-    assert message.index("Find out") < message.index("--force")  # understanding first, regenerating last
 
 
 def test_payload_differences_tolerances_on_their_boundary():
@@ -229,6 +181,8 @@ def fake_points(monkeypatch):
         return {"delta": point[0], "d": point[1], "T": point[2]}
 
     monkeypatch.setattr(grid_module, "_compute_point", compute_point)
+    monkeypatch.setattr(grid_module, "ProcessPoolExecutor", _SerialPool)  # no worker processes in these tests
+    monkeypatch.setattr(_SerialPool, "built", [])
     return calls
 
 
@@ -294,6 +248,10 @@ def test_a_grid_point_is_computed_at_the_fixed_settings(monkeypatch):
     assert seen == [((0.3, 32, 16), grid_module.fixed_settings())]
 
 
+def _no_recomputing(**kwargs):
+    raise AssertionError("a current cache is loaded, not recomputed")
+
+
 def _tiny(points: int = 2) -> dict:
     return {"format": 2, "config": grid_module.grid_config(TINY_AXES), "points": [{"i": i} for i in range(points)]}
 
@@ -354,6 +312,7 @@ def test_load_or_compute_grid_says_what_it_loaded(tmp_path, monkeypatch):
     path = tmp_path / "grid.json"
     monkeypatch.setattr(grid_module, "GRID_AXES", {k: list(v) for k, v in TINY_AXES.items()})
     digest = write_grid(_tiny(3), path)
+    monkeypatch.setattr(grid_module, "compute_grid", _no_recomputing)
     grid, status = load_or_compute_grid(path)
     assert grid == _tiny(3) and status == f"loaded the cached grid grid.json (3 points, sha256 {digest[:12]}...)"
 
@@ -419,3 +378,14 @@ def test_mismatch_message_in_full():
         "regenerating would ship it in the book's static explorer. Only when the new numbers are understood and",
         "intended, run `python scripts/build_explorer_grid.py --force` and say in the commit why the numbers changed.",
     ]
+
+
+def test_a_grid_is_current_for_its_own_axes_in_their_order_only(tmp_path):
+    axes = {"delta": (0.0, 0.1), "d": (256, 512, 1024), "T": (4, 8)}
+    grid = {"format": 2, "config": grid_module.grid_config(axes), "points": [{"i": i} for i in range(12)]}
+    path = tmp_path / "grid.json"
+    write_grid(grid, path)
+    assert read_grid(path, axes=axes)["points"] == grid["points"]
+    for other in ({**axes, "d": (256, 1024, 512)}, {**axes, "T": (4, 8, 16)}, {**axes, "delta": (0.0,)}):
+        with pytest.raises(GridCacheError, match="is stale"):
+            read_grid(path, axes=other)  # the order of an axis is its points' order
