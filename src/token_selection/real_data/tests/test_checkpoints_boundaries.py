@@ -3,8 +3,10 @@ and what ``train_or_load`` hands back in each case."""
 
 from __future__ import annotations
 
+import os
 import re
 import warnings
+from pathlib import Path
 
 import pytest
 import torch
@@ -115,3 +117,32 @@ def test_train_or_load_trains_saves_then_loads_without_training(tmp_path):
     assert torch.equal(second_model.v, first_model.v)
     third = train_or_load(_model(seed=3), "other-run", CONFIG, train, cache_dir=tmp_path)
     assert not third.loaded and len(calls) == 2 and third.path != first.path
+
+
+def _refusal(path, model, config) -> warnings.WarningMessage:
+    """The one warning ``load_checkpoint`` gives when it refuses the file at ``path`` (it must return None)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert load_checkpoint(path, model, config) is None
+    assert len(caught) == 1 and caught[0].category is CacheWarning
+    return caught[0]
+
+
+@pytest.mark.parametrize("refusal", ["configuration", "shapes"])
+def test_a_refused_checkpoint_is_blamed_on_the_line_that_asked_for_it(tmp_path, refusal):
+    path = save_checkpoint(tmp_path / "m.pt", _model(vocab_size=6), {"epoch": [1]}, CONFIG)
+    if refusal == "configuration":
+        warning = _refusal(path, _model(vocab_size=6), {**CONFIG, "lr": 0.25})
+    else:
+        warning = _refusal(path, _model(vocab_size=7), CONFIG)
+    # stacklevel 2: the caller of load_checkpoint. Under mutmut (MUTANT_UNDER_TEST in the environment, empty for its
+    # clean run) every call passes through mutmut's trampoline, which is then the caller.
+    caller = "trampoline.py" if "MUTANT_UNDER_TEST" in os.environ else Path(__file__).name
+    assert Path(warning.filename).name == caller
+
+
+def test_train_or_load_says_loaded_false_after_training_and_true_after_loading(tmp_path):
+    trained = train_or_load(_model(seed=1), "run", CONFIG, lambda model: {"epoch": [1]}, cache_dir=tmp_path)
+    loaded = train_or_load(_model(seed=2), "run", CONFIG, lambda model: {"epoch": [2]}, cache_dir=tmp_path)
+    assert trained.loaded is False and loaded.loaded is True
+    assert trained.history == loaded.history == {"epoch": [1]}
