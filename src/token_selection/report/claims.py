@@ -60,6 +60,64 @@ class Claim:
     chapter: str
 
 
+def show_corr(value: float) -> str:
+    """A correlation, three decimals."""
+    return f"corr {value:.3f}"
+
+
+def show_worst_sequence(value: float) -> str:
+    """The worst sequence's attention, four decimals."""
+    return f"worst sequence {value:.4f}"
+
+
+def show_cos(value: float) -> str:
+    """A cosine, four decimals."""
+    return f"cos {value:.4f}"
+
+
+def show_worst_class_corr(value: float) -> str:
+    """The worst class's correlation, three decimals."""
+    return f"worst class corr {value:.3f}"
+
+
+def show_accuracy(interval: dict) -> str:
+    """A test accuracy interval in percent, one decimal."""
+    return show_interval(interval, "{:.1f}", 100, " %")
+
+
+def show_ratio(interval: dict) -> str:
+    """A ratio interval, two decimals, as a factor."""
+    return show_interval(interval, "{:.2f}", 1, "x")
+
+
+def global_share(records: Records) -> dict:
+    """The share of seeds that select every relevant token: at d = 2048 (value and upper end) and the lower of
+    d = 512 and d = 2048 (lower end); ``n``: the seeds at d = 2048."""
+    return {
+        "value": records[THEORY_RECORD]["seed_sweep_d2048"]["share_selected"],
+        "low": min(records[THEORY_RECORD][f"seed_sweep_d{d}"]["share_selected"] for d in (512, 2048)),
+        "high": records[THEORY_RECORD]["seed_sweep_d2048"]["share_selected"],
+        "n": records[THEORY_RECORD]["seed_sweep_d2048"]["seeds"],
+    }
+
+
+def show_global(value: dict) -> str:
+    """The shares of ``global_share`` in percent."""
+    return f"{value['value']:.0%} of {value['n']} seeds at d = 2048, {value['low']:.0%} at d = 512"
+
+
+def show_gap(value: dict) -> str:
+    """An accuracy gap in points with its interval, and over how many seeds."""
+    return f"{value['value']:.1f} points [{value['low']:.1f}, {value['high']:.1f}]" + (
+        f" over {value['n']} seeds" if value["n"] > 1 else " (one seed; interval from the test-set sizes)"
+    )
+
+
+def show_spearman(value: dict) -> str:
+    """Our Spearman interval (``ours``)."""
+    return f"Spearman [{value['ours'][0]:+.2f}, {value['ours'][1]:+.2f}]"
+
+
 _KQ = "two-layer model with key-query matrices in both layers (ours, chapter 8)"
 _ONE_LAYER = "one-layer model, E, p, v trained jointly on IMDB reviews"
 _SHAPE_PROTOCOL = "shape rule over tokens seen at least the pipeline's minimum count, importance = posterior gap"
@@ -74,7 +132,7 @@ CLAIMS: tuple[Claim, ...] = (
         None,
         (THEORY_RECORD,),
         theory("one_step.corr"),
-        lambda v: f"corr {v:.3f}",
+        show_corr,
         AtLeast(0.9),
         "corr(E_s . v, alpha_s) on the synthetic reference case, eta about 14 eta*",
         "03_one_step",
@@ -88,7 +146,7 @@ CLAIMS: tuple[Claim, ...] = (
         None,
         (THEORY_RECORD,),
         theory("one_step_several.corr"),
-        lambda v: f"corr {v:.3f}",
+        show_corr,
         AtLeast(0.9),
         "the same correlation on synthetic data that break Assumption 1 (delta = 0.3)",
         "03_one_step",
@@ -102,7 +160,7 @@ CLAIMS: tuple[Claim, ...] = (
         None,
         (THEORY_RECORD,),
         theory("selection.min_attention"),
-        lambda v: f"worst sequence {v:.4f}",
+        show_worst_sequence,
         AtLeast(0.99),
         "attention on the relevant token, worst training sequence, after normalised GD on p",
         "04_max_margin",
@@ -116,7 +174,7 @@ CLAIMS: tuple[Claim, ...] = (
         None,
         (THEORY_RECORD,),
         theory("selection.cos"),
-        lambda v: f"cos {v:.4f}",
+        show_cos,
         AtLeast(0.99),
         "cos(p, p_mm) after normalised GD on p, reference case",
         "04_max_margin",
@@ -130,13 +188,8 @@ CLAIMS: tuple[Claim, ...] = (
         "",
         None,
         (THEORY_RECORD,),
-        lambda r: {
-            "value": r[THEORY_RECORD]["seed_sweep_d2048"]["share_selected"],
-            "low": min(r[THEORY_RECORD][f"seed_sweep_d{d}"]["share_selected"] for d in (512, 2048)),
-            "high": r[THEORY_RECORD]["seed_sweep_d2048"]["share_selected"],
-            "n": r[THEORY_RECORD]["seed_sweep_d2048"]["seeds"],
-        },
-        lambda v: f"{v['value']:.0%} of {v['n']} seeds at d = 2048, {v['low']:.0%} at d = 512",
+        global_share,
+        show_global,
         AtLeast(1.0),
         "share of seeds (data and initialisation) with worst-sequence attention and cos(p, p_mm) >= 0.99 (stricter "
         "than the course's direction threshold, 0.95), at d = 2048 and at the reference case's d = 512 (the lower of "
@@ -152,7 +205,7 @@ CLAIMS: tuple[Claim, ...] = (
         None,
         (THEORY_RECORD,),
         theory("selection_several.min_attention"),
-        lambda v: f"worst sequence {v:.4f}",
+        show_worst_sequence,
         AtLeast(0.99),
         "total attention on the relevant tokens, worst sequence, delta = 0.3 (several per sequence)",
         "08_beyond",
@@ -166,7 +219,7 @@ CLAIMS: tuple[Claim, ...] = (
         None,
         (THEORY_RECORD,),
         theory("multiclass_corr"),
-        lambda v: f"worst class corr {v:.3f}",
+        show_worst_class_corr,
         AtLeast(0.9),
         "K = 4 synthetic classes (ours), correlation of E_s . v_k with the class-k signed frequency",
         "08_beyond",
@@ -180,7 +233,7 @@ CLAIMS: tuple[Claim, ...] = (
         None,
         (real_record("one_layer"),),
         accuracy(real_record("one_layer")),
-        lambda v: show_interval(v, "{:.1f}", 100, " %"),
+        show_accuracy,
         Within(pn.TRAINED_ACCURACY, 0.05),
         f"{_ONE_LAYER}, test accuracy",
         "06_imdb",
@@ -194,7 +247,7 @@ CLAIMS: tuple[Claim, ...] = (
         None,
         (real_record("one_layer", "frozen_random"),),
         accuracy(real_record("one_layer", "frozen_random")),
-        lambda v: show_interval(v, "{:.1f}", 100, " %"),
+        show_accuracy,
         Within(pn.FROZEN_ACCURACY, 0.05),
         "one-layer model on IMDB, E frozen at its random draw",
         "08_beyond",
@@ -208,10 +261,7 @@ CLAIMS: tuple[Claim, ...] = (
         None,
         (real_record("one_layer"), real_record("one_layer", "frozen_random")),
         gap,
-        lambda v: (
-            f"{v['value']:.1f} points [{v['low']:.1f}, {v['high']:.1f}]"
-            + (f" over {v['n']} seeds" if v["n"] > 1 else " (one seed; interval from the test-set sizes)")
-        ),
+        show_gap,
         PositiveInterval(),
         "trained minus frozen test accuracy, paired by seed: 95% Student-t interval over seeds (from the test-set "
         "sizes when there is one seed)",
@@ -226,7 +276,7 @@ CLAIMS: tuple[Claim, ...] = (
         None,
         (real_record("one_layer"), real_record("one_layer", "one_step_frozen")),
         std_ratio("values"),
-        lambda v: show_interval(v, "{:.2f}", 1, "x"),
+        show_ratio,
         WithinFactor(pn.ONE_STEP_STD_RATIO_VALUES, 1.5),
         "count-weighted mean per-bin std, jointly trained over one step then frozen, same bins",
         "08_beyond",
@@ -240,7 +290,7 @@ CLAIMS: tuple[Claim, ...] = (
         None,
         (real_record("one_layer"), real_record("one_layer", "one_step_frozen")),
         std_ratio("scores"),
-        lambda v: show_interval(v, "{:.2f}", 1, "x"),
+        show_ratio,
         WithinFactor(pn.ONE_STEP_STD_RATIO_SCORES, 1.5),
         "as above, for E_s . p",
         "08_beyond",
@@ -326,7 +376,7 @@ CLAIMS: tuple[Claim, ...] = (
         (pn.REBUTTAL_BIN_CENTRES, pn.REBUTTAL_MLP["values"]),
         (real_record("mlp"), real_record("one_layer")),
         weaker,
-        lambda v: f"Spearman [{v['ours'][0]:+.2f}, {v['ours'][1]:+.2f}]",
+        show_spearman,
         WeakerTrend("the one-layer model"),
         "Spearman interval of E_s . v in the MLP model against the one-layer model's, same data",
         "08_beyond",

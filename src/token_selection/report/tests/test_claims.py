@@ -7,7 +7,19 @@ from pathlib import Path
 import pytest
 
 from token_selection import sources as pn
-from token_selection.report.claims import CLAIMS
+from token_selection.report.claims import (
+    CLAIMS,
+    global_share,
+    show_accuracy,
+    show_corr,
+    show_cos,
+    show_gap,
+    show_global,
+    show_ratio,
+    show_spearman,
+    show_worst_class_corr,
+    show_worst_sequence,
+)
 from token_selection.report.verdicts import AtLeast, PositiveInterval, ShapeIs, WeakerTrend, Within, WithinFactor
 
 ROOT = next((folder for folder in Path(__file__).resolve().parents if (folder / "_toc.yml").is_file()), None)
@@ -69,3 +81,54 @@ def test_each_claim_reads_its_records():
 )  # fmt: skip
 def test_each_claim_shows_its_number(key, value, shown):
     assert BY_KEY[key].show(value) == shown
+
+
+def _sweeps(share_512: float, share_2048: float, seeds_512: int = 7, seeds_2048: int = 20) -> dict:
+    """Theory records with the two seed sweeps of the ``global`` claim, of uneven sizes."""
+    return {
+        "report-theory": {
+            "seed_sweep_d512": {"share_selected": share_512, "seeds": seeds_512},
+            "seed_sweep_d2048": {"share_selected": share_2048, "seeds": seeds_2048},
+            "seed_sweep_d1024": {"share_selected": 0.0, "seeds": 3},  # not one of the claim's dimensions
+        }
+    }
+
+
+@pytest.mark.parametrize(
+    ("share_512", "share_2048", "low"),
+    [(0.6, 0.85, 0.6), (0.95, 0.85, 0.85), (0.85, 0.85, 0.85)],
+)
+def test_global_share_reads_d2048_and_the_lower_of_both_dimensions(share_512, share_2048, low):
+    measure = BY_KEY["global"].measure
+    assert measure is global_share
+    assert measure(_sweeps(share_512, share_2048)) == {"value": share_2048, "low": low, "high": share_2048, "n": 20}
+
+
+def test_global_share_counts_the_seeds_at_d2048():
+    assert global_share(_sweeps(0.5, 1.0, seeds_512=40, seeds_2048=12))["n"] == 12
+    assert show_global(global_share(_sweeps(0.5, 1.0, seeds_512=40, seeds_2048=12))) == (
+        "100% of 12 seeds at d = 2048, 50% at d = 512"
+    )
+
+
+ONE_SEED = " (one seed; interval from the test-set sizes)"
+
+
+@pytest.mark.parametrize(
+    ("n", "tail"),
+    [(1, ONE_SEED), (2, " over 2 seeds"), (0, ONE_SEED)],
+)
+def test_a_gap_names_its_seeds_from_two_on(n, tail):
+    assert show_gap({"value": -1.25, "low": -3.04, "high": 0.56, "n": n}) == f"-1.2 points [-3.0, 0.6]{tail}"
+
+
+def test_each_shown_number_keeps_its_digits():
+    one_seed = {"value": 0.7234, "low": 0.7, "high": 0.75, "n": 1}
+    assert show_accuracy(one_seed) == "72.3 % (one seed)"
+    assert show_accuracy({**one_seed, "n": 2}) == "72.3 % [70.0, 75.0] % (2 seeds)"
+    assert show_ratio({"value": 8.456, "low": 6.5, "high": 10.004, "n": 3}) == "8.46x [6.50, 10.00]x (3 seeds)"
+    assert show_ratio(one_seed) == "0.72x (one seed)"
+    assert (show_corr(-0.12345), show_worst_class_corr(0.5)) == ("corr -0.123", "worst class corr 0.500")
+    assert show_cos(1.0) == "cos 1.0000"
+    assert show_worst_sequence(0.99995) == "worst sequence 1.0000"
+    assert show_spearman({"ours": [-0.3, 0.04], "reference": [0.9, 1.0]}) == "Spearman [-0.30, +0.04]"
