@@ -140,6 +140,8 @@ def test_parameter_checks():
         multiclass_logits(E, p, torch.zeros(3, 7, dtype=torch.float64), X)
     with _exact("W must have shape (K, d) with K >= 2 and d = 6, got (6,)"):
         multiclass_logits(E, p, W[0], X)
+    with _exact("W must be a torch.Tensor or numpy array, got list"):
+        multiclass_logits(E, p, W.tolist(), X)
     # K is the number of rows of W (3), not d (6): label 3 is out of range
     with _exact("y holds labels in [0, 3], but labels must lie in [0, 3)"):
         multiclass_one_step_embeddings(E, p, W, X, torch.tensor([0, 1, 2, 3]), 1.0)
@@ -189,6 +191,14 @@ def test_predicted_multiclass_one_step_checks_and_dtype():
         predicted_multiclass_one_step(E0, torch.zeros(3, 5, dtype=torch.float64), beta, 1.0)
     with _exact("beta must have shape (5, 3), got (3, 5)"):
         predicted_multiclass_one_step(E0, W, beta.T, 1.0)
+    with _exact("beta must have shape (V, K), got (5,)"):
+        predicted_multiclass_one_step(E0, W, beta[:, 0], 1.0)
+    with _exact("beta must be a torch.Tensor or numpy array, got list"):
+        predicted_multiclass_one_step(E0, W, beta.tolist(), 1.0)
+    with _exact("beta must be a floating-point matrix, got dtype torch.int64"):
+        predicted_multiclass_one_step(E0, W, beta.long(), 1.0)
+    # numpy arrays are taken as tensors are
+    assert torch.equal(predicted_multiclass_one_step(E0.numpy(), W.numpy(), beta.numpy(), 2.0), E0 + 2.0 * beta @ W)
 
 
 def test_class_importance_respects_the_mask():
