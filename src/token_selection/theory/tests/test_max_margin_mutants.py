@@ -124,6 +124,10 @@ def test_messages():
         ts.solve_max_margin(E[:, 0], X, relevant)
     with _exact("E must be a torch.Tensor or numpy array, got list"):
         ts.solve_max_margin(E.tolist(), X, relevant)
+    with _exact("E contains NaN or inf"):
+        ts.solve_max_margin(E.clone().index_fill_(0, torch.tensor([2]), float("inf")), X, relevant)
+    with _exact("E must be a floating-point matrix, got dtype torch.int64"):
+        ts.solve_max_margin(E.long(), X, relevant)
     with _exact("give exactly one of relevant= (no ties) and selection= (ties among the selected tokens)"):
         ts.solve_max_margin(E, X)
 
