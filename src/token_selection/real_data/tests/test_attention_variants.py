@@ -215,3 +215,30 @@ def test_the_multiclass_model_has_k_output_vectors_and_a_fixed_v():
     assert logits.shape == (9, 3) and torch.allclose(model.attention(X, mask, chunk=2), q)
     with pytest.raises(ValueError, match="^num_classes must be an integer >= 2, got 1$"):
         MultiClassCLSAttention(30, 6, 1)
+
+
+def test_attended_embeddings_gradient_of_one_input_alone_and_weights_of_another_dtype():
+    """Only E or only the weights need a gradient; float32 weights are cast to E's float64; X leaves ids unseen."""
+    gen = torch.Generator().manual_seed(3)
+    V, d = 9, 4
+    E = torch.randn(V, d, dtype=torch.float64, generator=gen)
+    X = torch.tensor([[0, 4, 4, 1], [2, 2, 2, 0], [3, 1, 4, 4]])  # ids 0..4 of 9, repeated
+    w = torch.rand(3, 4, dtype=torch.float64, generator=gen)
+    g = torch.randn(3, d, dtype=torch.float64, generator=gen)
+
+    out = attended_embeddings(E, X, w.float())
+    assert out.dtype == torch.float64
+    assert torch.allclose(out, (w.float().double()[..., None] * E[X]).sum(1), atol=1e-12)
+
+    E_only = E.clone().requires_grad_(True)
+    (grad_E,) = torch.autograd.grad((attended_embeddings(E_only, X, w) * g).sum(), E_only)
+    E_ref = E.clone().requires_grad_(True)
+    (expected_E,) = torch.autograd.grad(((w[..., None] * E_ref[X]).sum(1) * g).sum(), E_ref)
+    assert grad_E.shape == (V, d) and torch.allclose(grad_E, expected_E, atol=1e-12)
+    assert torch.all(grad_E[5:] == 0)
+
+    w_only = w.clone().requires_grad_(True)
+    (grad_w,) = torch.autograd.grad((attended_embeddings(E, X, w_only) * g).sum(), w_only)
+    w_ref = w.clone().requires_grad_(True)
+    (expected_w,) = torch.autograd.grad(((w_ref[..., None] * E[X]).sum(1) * g).sum(), w_ref)
+    assert torch.allclose(grad_w, expected_w, atol=1e-12)

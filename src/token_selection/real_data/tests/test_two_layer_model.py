@@ -125,3 +125,26 @@ def test_attention_reads_the_requested_layer_in_batches_with_or_without_a_mask()
         model.attention(X, layer=0)
     with pytest.raises(ValueError, match=r"^layer must be 1 or 2, got '2'$"):
         model.attention(X, layer="2")
+
+
+def test_gather_dot_gradient_of_one_input_alone_with_the_top_ids_unseen():
+    """Only E or only H needs a gradient, and X never holds the vocabulary's last ids (their rows get zero)."""
+    gen = torch.Generator().manual_seed(8)
+    V, d = 11, 3
+    E = torch.randn(V, d, dtype=torch.float64, generator=gen)
+    H = torch.randn(4, d, dtype=torch.float64, generator=gen)
+    X = torch.tensor([[0, 5, 5, 2], [1, 1, 5, 0], [2, 3, 4, 5], [5, 5, 5, 5]])  # ids 0..5 of 11, 5 repeated
+    g = torch.randn(4, 4, dtype=torch.float64, generator=gen)
+
+    E_only = E.clone().requires_grad_(True)
+    (grad_E,) = torch.autograd.grad((gather_dot(E_only, X, H) * g).sum(), E_only)
+    E_ref = E.clone().requires_grad_(True)
+    (expected_E,) = torch.autograd.grad(((E_ref[X] * H[:, None, :]).sum(-1) * g).sum(), E_ref)
+    assert grad_E.shape == (V, d) and torch.allclose(grad_E, expected_E, atol=1e-12)
+    assert torch.all(grad_E[6:] == 0) and torch.all(grad_E[:6].abs().sum(1) > 0)
+
+    H_only = H.clone().requires_grad_(True)
+    (grad_H,) = torch.autograd.grad((gather_dot(E, X, H_only) * g).sum(), H_only)
+    H_ref = H.clone().requires_grad_(True)
+    (expected_H,) = torch.autograd.grad(((E[X] * H_ref[:, None, :]).sum(-1) * g).sum(), H_ref)
+    assert torch.allclose(grad_H, expected_H, atol=1e-12)
