@@ -135,3 +135,61 @@ def test_shielding_data_groups_defaults_and_refusals():
     with pytest.raises(ValueError, match="got 2"):
         make_shielding_data(8, T=2)
     assert make_shielding_data(8, T=3).X.shape == (8, 3)
+
+
+def test_multiclass_synthetic_draws_zipf_tokens_at_every_position():
+    data = make_multiclass_synthetic(600, 5, 30, 3, n_relevant=4, zipf=1.0, seed=2)
+    positions = data.relevant.int().argmax(dim=1)
+    assert set(positions.tolist()) == set(range(5)), "the relevant token sits at any position, the first included"
+    irrelevant = torch.bincount(data.X[~data.relevant] - 12, minlength=18)
+    assert int(irrelevant[0]) > 3 * int(irrelevant[-1]), "Zipf within the irrelevant tokens: rank 1 ~ 18 x rank 18"
+    relevant = data.X[data.relevant] - 4 * data.y  # the token's rank within its class
+    counts = torch.bincount(relevant, minlength=4)
+    assert int(counts[0]) > 2 * int(counts[3]), "Zipf within each class's relevant tokens: rank 1 ~ 4 x rank 4"
+    assert data.token_class.dtype == torch.int64 and data.X.dtype == torch.int64
+
+
+def test_size_checks_name_the_argument_they_refuse():
+    with pytest.raises(ValueError, match=r"^T must be an integer >= 1, got 0$"):
+        make_multiclass_synthetic(10, 0, 20, 2)
+    with pytest.raises(ValueError, match=r"^n_relevant must be an integer >= 1, got 0$"):
+        make_multiclass_synthetic(10, 4, 20, 2, n_relevant=0)
+    with pytest.raises(ValueError, match=r"^n must be an integer >= 1, got 0$"):
+        make_shielding_data(0)
+    with pytest.raises(ValueError, match=r"^T must be an integer >= 1, got 0$"):
+        make_shielding_data(8, T=0)
+    with pytest.raises(ValueError, match=r"^vocab_size must be an integer >= 1, got 0$"):
+        make_shielding_data(8, 4, 0)
+    data = make_synthetic(20, 4, 10, 0.0, seed=0)
+    with pytest.raises(ValueError, match=r"^steps must be an integer >= 0, got -1$"):
+        train_full_batch(CLSAttention(10, 4, seed=0), data.X, data.y, steps=-1, lr=0.1)
+
+
+def test_shielding_data_draws_every_irrelevant_token():
+    X = make_shielding_data(40, 5, 6, seed=2).X
+    assert set(X.flatten().tolist()) == {0, 1, 2, 3, 4, 5}, "ids 4 and 5 are both irrelevant fillers"
+
+
+def test_train_full_batch_computes_the_loss_in_the_models_dtype():
+    data = make_synthetic(30, 5, 12, 0.0, seed=4)
+    model = CLSAttention(12, 8, seed=2, dtype=torch.float32)
+    with torch.no_grad():
+        model.p.copy_(torch.linspace(-1.0, 1.0, 8))
+    from token_selection.theory.model import logistic_loss
+
+    expected = float(logistic_loss(model(data.X), data.y.float()).detach())
+    assert train_full_batch(model, data.X, data.y, steps=0, lr=0.1) == [expected], "float32 labels for a float32 model"
+
+
+def test_multiclass_training_respects_the_padding_mask():
+    data = make_multiclass_synthetic(40, 6, 20, 3, n_relevant=2, seed=5)
+    mask = torch.ones(40, 6, dtype=torch.bool)
+    mask[:, 4:] = False
+    padded = torch.where(mask, data.X, torch.full_like(data.X, 19))
+    runs = []
+    for X in (data.X, padded):
+        model = MultiClassCLSAttention(20, 8, 3, seed=0, dtype=torch.float64)
+        runs.append(train_full_batch(model, X, data.y, steps=3, lr=0.05, mask=mask))
+    assert runs[0] == pytest.approx(runs[1], abs=1e-12), "what sits under the mask does not count"
+    plain = train_full_batch(MultiClassCLSAttention(20, 8, 3, seed=0, dtype=torch.float64), padded, data.y, steps=3, lr=0.05)
+    assert plain != pytest.approx(runs[1], abs=1e-9)
