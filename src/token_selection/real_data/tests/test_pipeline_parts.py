@@ -379,6 +379,7 @@ def test_run_seeds_names_the_record_by_the_data_it_ran_on(monkeypatch, tmp_path)
     preset = real_data_settings("fast", "yelp_polarity")
     record = pipeline.run_seeds("multiclass", "joint", preset, seeds=[4], data_for=lambda s: _data("yelp_stars"))
     assert record["name"] == "yelp_stars-multiclass-joint" and record["settings"]["preset_dataset"] == "yelp_polarity"
+    assert record["seeds"] == [4] and record["settings"]["seeds"] == [4] and record["settings"]["seed"] == 4
     assert "seed 4." in record["protocol"] and "Seeds 4:" in record["protocol"]
 
 
@@ -388,7 +389,65 @@ def test_run_seeds_accepts_any_seed_of_a_preset_and_nothing_else():
 
     message = "run_seeds writes records, so settings must be a preset (real_data_settings(scale, dataset))"
     for changed in ({"d": 8}, {"max_vocab": 100}, {"scale": "full"}):
-        with pytest.raises(ValueError, match=re.escape(message)):
+        with pytest.raises(ValueError) as refused:
             pipeline.run_seeds("one_layer", "joint", replace(real_data_settings("fast", "imdb"), **changed), data_for=fail)
+        assert str(refused.value) == message
     with pytest.raises(ValueError, match="kind must be one of"):
         pipeline.run_seeds("rnn", "joint", real_data_settings("fast"), data_for=fail)
+
+
+def test_run_seeds_defaults_to_the_preset_seeds_of_its_kind_and_shows_progress(monkeypatch, tmp_path):
+    monkeypatch.setenv("TOKEN_SELECTION_RECORDS", str(tmp_path))
+    runs = []
+
+    def run_experiment(kind, mode, settings, *, data, progress):
+        runs.append((settings.seed, progress))
+        return SimpleNamespace(metrics={"test_accuracy": 0.5 + settings.seed / 100})
+
+    monkeypatch.setattr(pipeline, "run_experiment", run_experiment)
+    record = pipeline.run_seeds("one_layer", "joint", real_data_settings("full", "imdb"), data_for=lambda s: _data())
+    assert runs == [(seed, True) for seed in range(5)]  # the paper's model runs five seeds at full scale, the variants three
+    assert record["seeds"] == [0, 1, 2, 3, 4] and record["settings"]["seeds"] == [0, 1, 2, 3, 4]
+
+
+def test_each_mode_trains_and_scores_the_model_it_is_given(monkeypatch):
+    seen = []
+    monkeypatch.setattr(pipeline, "train_model", lambda model, *a, **k: seen.append(("train", model)) or _history())
+    monkeypatch.setattr(pipeline, "one_step_size", lambda *a: (0.5, 1.0))
+    monkeypatch.setattr(pipeline, "one_step_then_freeze", lambda model, *a, **k: seen.append(("step", model)) or _history())
+    monkeypatch.setattr(pipeline, "accuracy", lambda model, split: seen.append(("accuracy", model)) or 0.5)
+    model = torch.nn.Linear(2, 1)
+    for mode in ("joint", "frozen_random", "one_step_frozen"):
+        pipeline._trainer("one_layer", mode, _data(), SETTINGS, COMMON)(model)
+    assert [name for name, _ in seen] == ["train", "accuracy", "train", "accuracy", "step", "accuracy"]
+    assert all(given is model for _, given in seen)
+
+
+def test_run_experiment_shows_progress_by_default(no_training, stand_in_trainers, monkeypatch):
+    loaded = []
+    monkeypatch.setattr(pipeline, "load_data", lambda s, *, progress: loaded.append(progress) or _data())
+    pipeline.run_experiment("one_layer", "joint", real_data_settings("fast", d=4), device="cpu")
+    no_training["train"]("MODEL")
+    assert loaded == [True] and stand_in_trainers[0][3]["progress"] is True
+
+
+def test_run_experiment_builds_the_model_on_the_device_asked_for_and_returns_it_there(no_training, monkeypatch):
+    monkeypatch.setattr(pipeline, "default_device", lambda: torch.device("cpu"))
+    placed = {}
+    stand_in = pipeline.train_or_load
+
+    def train_or_load(model, name, config, train, *, cache_dir=None):
+        placed["given"] = model.E.device.type
+        model.to_empty(device="cpu")  # a model left on another device than the one asked for
+        return stand_in(model, name, config, train, cache_dir=cache_dir)
+
+    monkeypatch.setattr(pipeline, "train_or_load", train_or_load)
+    run = pipeline.run_experiment("one_layer", "joint", real_data_settings("fast", d=4), data=_data(), device="meta")
+    assert placed["given"] == "meta" and run.model.E.device.type == "meta"
+
+
+def test_three_classes_are_measured_with_the_multiclass_metrics(no_training, monkeypatch):
+    three = replace(pipeline.MODEL_KINDS["multiclass"], num_classes=3)
+    monkeypatch.setitem(pipeline.MODEL_KINDS, "multiclass", three)
+    run = pipeline.run_experiment("multiclass", "joint", real_data_settings("fast", d=4), data=_data("yelp_stars"), device="cpu")
+    assert no_training["measured"][0] == "multiclass" and run.model.num_classes == 3 and run.model.W.shape[0] == 3

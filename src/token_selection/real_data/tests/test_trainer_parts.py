@@ -232,6 +232,8 @@ def test_progress_shows_a_bar_with_its_description_and_length_only_when_asked(ca
     train_model(_Linear(), split, split, epochs=2, batch_size=2, device="cpu", desc="imdb run")
     shown = capsys.readouterr().err
     assert "imdb run" in shown and "/6" in shown  # 2 epochs of 3 batches (5 reviews, 2 a batch)
+    assert re.search(r"\| 3/6 \[", shown) and re.search(r"\| 6/6 \[", shown)  # counted batch by batch, a whole total
+    assert shown.endswith("\r") and not shown.rsplit("\r", 2)[-2].strip()  # the bar is cleared when training ends
     assert re.search(r"val_acc=[01]\.\d{3}\b", shown)  # the last validation accuracy, three decimals
     train_model(_Linear(), split, split, epochs=1, batch_size=5, device="cpu")
     assert "training" in capsys.readouterr().err  # the default description
@@ -301,3 +303,27 @@ def test_one_step_then_freeze_refuses_a_model_that_is_not_the_one_layer_one():
     message = "model must be a CLSAttention (the one-layer model), got TwoLayerCLSAttention"
     with pytest.raises(ValueError, match=re.escape(message)):
         one_step_then_freeze(TwoLayerCLSAttention(8, 4), split, split, step_lr=1.0)
+
+
+def test_the_default_budget_is_ten_epochs_with_a_patience_of_two():
+    split = _split([1] * 20, [1] * 20)
+    improving = _Improving([i / 20 for i in range(12)])  # better after every epoch
+    history = train_model(improving, split, split, device="cpu", progress=False)
+    assert history.epoch == list(range(1, 11)) and history.stop_reason == "ran all 10 epochs"
+    stalling = _Improving([0.25, 0.5, 0.5, 0.5, 0.75, 1.0])  # no better after epoch 1
+    assert train_model(stalling, split, split, device="cpu", progress=False).epoch == [1, 2, 3]
+
+
+def test_the_default_batch_holds_512_reviews():
+    model = _Linear()
+    split = _split([i % 9 for i in range(513)], [i % 2 for i in range(513)])
+    train_model(model, split, split, epochs=1, lr=1e-12, device="cpu", progress=False)
+    assert sorted(len(b) for b in model.training_batches) == [1, 512]
+
+
+def test_the_default_learning_rate_moves_each_weight_by_0_01_on_the_first_step():
+    """Adam's first step moves every weight with a gradient by the learning rate (the gradient's sign times lr)."""
+    split = _split([1, 1, 1], [1, 1, 1])  # every review labelled 1: the loss falls as the bias grows
+    model = _Improving([0.0, 1.0])  # better after the epoch: its parameters are kept
+    train_model(model, split, split, epochs=1, device="cpu", progress=False)
+    assert float(model.b.detach()) == pytest.approx(0.25 + 0.01, abs=1e-7)
