@@ -32,23 +32,22 @@ from token_selection.explorer.static import (
 from token_selection.theory.plots import CLASS_COLORS, CLASS_LABELS
 
 
-@pytest.fixture
-def figure(tiny_grid):
-    return static_figure(tiny_grid, start=(0.0, 64, 8))
-
-
-def test_one_frame_per_grid_point_with_every_trace(figure, tiny_grid):
+def test_one_frame_per_grid_point_with_every_trace(hand_figure, hand_grid):
+    figure = hand_figure
     names = [frame.name for frame in figure.frames]
-    assert names == [frame_name(p["delta"], p["d"], p["T"]) for p in tiny_grid["points"]] == ["0,64,4", "0,64,8"]
+    assert names == [frame_name(p["delta"], p["d"], p["T"]) for p in hand_grid["points"]] == ["0.1,64,4", "0.1,64,8"]
     assert all(len(frame.data) == len(figure.data) == 11 for frame in figure.frames)
-    assert figure.layout.meta == "0,64,8"
-    # the frame of a point draws that point's values after one step
-    four = tiny_grid["points"][0]
+    assert figure.layout.meta == "0.1,64,8"
+    # the frame of a point draws that point's values after one step, and the figure starts with the start's
+    four = hand_grid["points"][0]
     drawn = [y for trace in figure.frames[0].data[:3] for y in trace.y]
     assert sorted(drawn) == sorted(four["ev"])
+    assert [t.name for t in figure.frames[0].data][3:5] == ["fit: slope 2.5", "predicted slope 3"]
+    assert [list(t.y) for t in figure.data] == [list(t.y) for t in figure.frames[1].data]
 
 
-def test_each_slider_step_changes_its_own_setting_only(figure):
+def test_each_slider_step_changes_its_own_setting_only(hand_figure):
+    figure = hand_figure
     for frame in figure.frames:
         here = frame.name.split(",")
         for k, slider in enumerate(frame.layout.sliders):
@@ -58,7 +57,8 @@ def test_each_slider_step_changes_its_own_setting_only(figure):
                 assert [a for i, a in enumerate(there) if i != k] == [a for i, a in enumerate(here) if i != k]
 
 
-def test_panel_titles_sit_over_their_panels(figure):
+def test_panel_titles_sit_over_their_panels(hand_figure):
+    figure = hand_figure
     titles = [a for a in figure.layout.annotations if a.text in PANEL_TITLES]
     assert [a.text for a in titles] == list(PANEL_TITLES)
     for title, axis in zip(titles, ("xaxis", "xaxis2", "xaxis3"), strict=True):
@@ -69,17 +69,18 @@ def test_panel_titles_sit_over_their_panels(figure):
     assert all(figure.layout[axis].automargin for axis in ("xaxis", "yaxis", "yaxis2", "yaxis3"))
 
 
-def test_html_loads_plotly_from_the_book_or_from_colab(tiny_grid, monkeypatch):
-    bundle = static_explorer(tiny_grid, start=(0.0, 64, 4))._repr_mimebundle_()
+def test_html_loads_plotly_from_the_book_or_from_colab(hand_grid, monkeypatch):
+    bundle = static_explorer(hand_grid, start=(0.1, 64, 4))._repr_mimebundle_()
     assert f'src="{BOOK_PLOTLYJS}"' in bundle["text/html"] and f'id="{ELEMENT_ID}"' in bundle["text/html"]
     assert "cdn.plot.ly" not in bundle["text/html"]
     assert len(bundle["application/vnd.plotly.v1+json"]["frames"]) == 2
     assert bundle["application/vnd.plotly.v1+json"]["config"] == {"displaylogo": False}
-    assert bundle["application/vnd.plotly.v1+json"]["layout"]["meta"] == "0,64,4"  # the start asked for
+    assert bundle["application/vnd.plotly.v1+json"]["layout"]["meta"] == "0.1,64,4"  # the start asked for
 
     monkeypatch.setitem(sys.modules, "google.colab", types.ModuleType("google.colab"))
-    colab = static_explorer(tiny_grid, start=(0.0, 64, 4))._repr_mimebundle_()
-    assert set(colab) == {"text/html"} and "cdn.plot.ly" in colab["text/html"]
+    colab = static_explorer(hand_grid, start=(0.1, 64, 4))._repr_mimebundle_()
+    assert set(colab) == {"text/html"} and '<script charset="utf-8" src="https://cdn.plot.ly/plotly-' in colab["text/html"]
+    assert len(colab["text/html"]) < len(bundle["text/html"]) + 1000  # plotly.js itself is not inlined
 
 
 # A grid written by hand (no explore run): two points on the T axis, six tokens of uneven classes.
@@ -115,6 +116,13 @@ def hand_grid():
 def hand_figure(hand_grid):
     """Built anew for each test, so that each test that reads the figure also builds it."""
     return static_figure(hand_grid, start=(0.1, 64, 8))
+
+
+def test_a_grid_whose_token_classes_do_not_match_its_points_is_refused(hand_grid):
+    # a point of seven tokens against six token classes: an error, not a panel that silently drops a token
+    point = _point(8, alpha=[*_point(8)["alpha"], 0.3], ev=[*_point(8)["ev"], 1.0], ep=[*_point(8)["ep"], 1.0])
+    with pytest.raises(ValueError):
+        _traces(point, TOKEN_CLASS)
 
 
 def test_span_pads_six_percent_of_the_range_and_skips_missing_values():
@@ -154,6 +162,8 @@ def test_the_eleven_traces_draw_each_class_the_lines_and_the_training(hand_grid)
     assert fit["y"] == pytest.approx([0.5 + 2.5 * (-0.25 - 1 / 6), 0.5 + 2.5 * (0.75 - 1 / 6)])
     assert predicted["y"] == [-0.75, 2.25]
     assert fit["line"] == {"color": "black"} and predicted["line"] == {"color": "black", "dash": "dash"}
+    # two plain lines in panel 1 (plotly's default mode for a few points would add markers at the ends)
+    assert all((t["xaxis"], t["yaxis"], t["mode"]) == ("x", "y", "lines") for t in (fit, predicted))
     cos, mean, low = traces[5:8]
     for trace in (cos, mean, low):
         assert trace["x"] == [1, 10, 1000] and (trace["xaxis"], trace["yaxis"], trace["mode"]) == ("x2", "y2", "lines")
@@ -199,6 +209,7 @@ def test_the_layout_of_a_point_its_ranges_titles_and_sentence(hand_grid):
     assert numbers["text"] == _numbers(_point(8), 2.5) + "<br>" + "<br>".join(notice) and len(notice) == 2
     where = (numbers["x"], numbers["y"], numbers["xanchor"], numbers["yanchor"], numbers["align"])
     assert where == (0.0, -0.7, "left", "top", "left")
+    assert (numbers["xref"], numbers["yref"]) == ("paper", "paper")  # placed on the figure, not in panel 1's data units
     assert numbers["showarrow"] is False and numbers["font"] == {"size": 12} and len(layout["annotations"]) == 4
 
 
@@ -209,6 +220,8 @@ def test_a_point_without_p_mm_says_so_in_panel_two(hand_grid):
     assert (note["x"], note["y"], note["xref"], note["yref"]) == (0.5, 0.3, "x2 domain", "y2 domain")
     assert note["showarrow"] is False and note["font"] == {"color": "#8b0000"}
     assert _layout(hand_grid, _point(4, step=[0]))["xaxis2"]["range"] == [0.0, 1.0]  # no step to show: one decade
+    # step 1 alone is shown: log10(1) = 0, and the axis ends 0.05 decade past it
+    assert _layout(hand_grid, _point(4, step=[0, 1]))["xaxis2"]["range"] == pytest.approx([0.0, 0.05])
 
 
 def test_the_sliders_sit_side_by_side_below_the_legend_and_above_the_sentences(hand_figure):
@@ -239,6 +252,13 @@ def test_the_figure_axes_titles_and_size(hand_figure):
         ("signed frequency alpha_s", "E_s . p / |p| after training"),
     ]
     assert layout.xaxis2.type == "log" and layout.xaxis.type is None and layout.yaxis2.range == (-0.05, 1.05)
+    # one row of three panels, each the full height of the plotting area
+    assert all(layout[f"yaxis{k}"].domain == (0.0, 1.0) for k in ("", "2", "3"))
+    assert "xaxis4" not in layout.to_plotly_json()
+    # the figure opens with the start point's ranges (as its frame sets them): only panel 2 has a fixed y range
+    assert layout.xaxis.range == layout.xaxis3.range == pytest.approx((-0.31, 0.81))
+    assert layout.yaxis.range == pytest.approx((-0.93, 2.43)) and layout.yaxis3.range == pytest.approx((-1.83, 4.33))
+    assert layout.xaxis2.range == pytest.approx((0.0, 3.05))
     assert all(layout[f"{a}axis{k}"].automargin for a in "xy" for k in ("", "2", "3"))
     assert layout.height == HEIGHT == 800 and (layout.margin.t, layout.margin.b) == (PLOT_TOP, PLOT_BOTTOM)
     assert (layout.margin.l, layout.margin.r) == (60, 20) and layout.font.size == 12
@@ -264,7 +284,7 @@ def test_the_figure_starts_at_the_live_explorer_s_defaults():
 def test_html_options(hand_figure):
     text = static_html(hand_figure, plotlyjs=False)
     assert f'id="{ELEMENT_ID}"' in text and "<html>" not in text and "<script src=" not in text
-    assert '"displaylogo": false' in text and '"responsive": true' in text
+    assert '{"displaylogo": false, "responsive": true}' in text  # the whole config: these two settings, nothing else
     assert "Plotly.animate" not in text  # no auto-play: the figure opens at its starting point
 
 
