@@ -389,3 +389,75 @@ def test_a_grid_is_current_for_its_own_axes_in_their_order_only(tmp_path):
     for other in ({**axes, "d": (256, 1024, 512)}, {**axes, "T": (4, 8, 16)}, {**axes, "delta": (0.0,)}):
         with pytest.raises(GridCacheError, match="is stale"):
             read_grid(path, axes=other)  # the order of an axis is its points' order
+
+
+def test_rounding_a_stored_list_again_keeps_it():
+    stored = grid_module._rounded([0.123456, math.nan, 7, -math.inf])
+    assert stored == [0.1235, None, 7.0, None] and grid_module._rounded(stored) == stored
+
+
+def test_defaults_are_one_process_with_a_progress_bar(fake_points, monkeypatch):
+    import tqdm.auto
+
+    bars = []
+    monkeypatch.setattr(tqdm.auto, "tqdm", lambda iterable, **kwargs: bars.append(kwargs) or iterable)
+    grid_module.compute_grid({"delta": (0.0,), "d": (16, 32), "T": (4,)})
+    assert _SerialPool.built == [] and bars == [{"total": 2, "desc": "explorer grid", "unit": "point"}]
+    grid_module.compute_grid({"delta": (0.0, 0.1), "d": (16,), "T": (4, 8, 16)}, jobs=2)  # the bar over the workers too
+    assert _SerialPool.built == [(2, "spawn")] and bars[1] == {"total": 6, "desc": "explorer grid", "unit": "point"}
+    calls = []
+    monkeypatch.setattr(grid_module, "compute_grid", lambda **kwargs: calls.append(kwargs) or _tiny(1))
+    load_or_compute_grid(Path("no/such/grid.json"))
+    assert calls == [{"jobs": 1, "progress": True}]
+
+
+def test_check_grid_points_recomputes_each_point_and_reports_them_all(monkeypatch):
+    grid = {
+        "config": {"axes": {"delta": [0.0, 0.1], "d": [16], "T": [4, 8]}},
+        "points": [{"x": 1.0}, {"x": 2.0}, {"x": 3.0}, {"x": 4.0}],
+    }
+    asked = []
+    monkeypatch.setattr(grid_module, "_compute_point", lambda point: asked.append(point) or {"x": 10.0})
+    lines = check_grid_points(grid, [(0.0, 16, 8), (0.1, 16, 4)])
+    assert asked == [(0.0, 16, 8), (0.1, 16, 4)]
+    assert [line.split(" x: ")[0] for line in lines] == ["(delta=0, d=16, T=8)", "(delta=0.1, d=16, T=4)"]
+    assert lines[0].startswith("(delta=0, d=16, T=8) x: stored 2, recomputed 10")
+
+
+def test_grid_point_refuses_a_delta_exactly_1e_12_off():
+    grid = {"config": {"axes": {"delta": [0.0], "d": [16], "T": [4]}}, "points": ["a"]}
+    assert abs(0.0 - 1e-12) == 1e-12  # the boundary is hit exactly
+    with pytest.raises(ValueError, match="is not a grid point"):
+        grid_point(grid, 1e-12, 16, 4)
+    assert grid_point(grid, -0.999e-12, 16, 4) == "a"
+
+
+def test_differences_of_a_missing_number_a_text_against_a_number_and_step_counts():
+    assert payload_differences({"x": None}, {"x": 1.0}) == ["x: stored None, recomputed 1.0"]
+    assert payload_differences({"x": 1.0}, {"x": None}) == ["x: stored 1.0, recomputed None"]
+    assert payload_differences({"msg": "a"}, {"msg": 1.0}) == ["msg: stored 'a', recomputed 1.0"]
+    assert payload_differences({"msg": 1.0}, {"msg": "a"}) == ["msg: stored 1.0, recomputed 'a'"]
+    # step counts are compared exactly, not within the tolerance that 1000 -> 1001 (1e-3 relative) would pass
+    assert payload_differences({"step": [0, 1000]}, {"step": [0, 1001]}) == ["step: stored [0, 1000], recomputed [0, 1001]"]
+    assert payload_differences({"steps": [0, 1000]}, {"steps": [0, 1001]}) == []
+
+
+def test_every_field_is_compared_after_one_that_differs_in_shape_or_in_its_non_finite_places():
+    stored = {"a": [1.0, 2.0], "b": [1.0, None], "c": 1.0}
+    fresh = {"a": [1.0], "b": [None, 1.0], "c": 2.0}
+    assert payload_differences(stored, fresh) == [
+        "a: stored 2 values, recomputed 1",
+        "b: non-finite values at other positions (stored [1.0, None], recomputed [None, 1.0])",
+        "c: stored 1, recomputed 2, relative difference 1 > 0.002",
+    ]
+
+
+def test_the_worst_entry_is_the_one_furthest_beyond_its_allowance():
+    (line,) = payload_differences({"v": [1000.0, 4.0]}, {"v": [1000.0, 5.0]})
+    assert line == "v: stored 4, recomputed 5 (worst of 1 entries), relative difference 0.25 > 0.002"
+
+
+def test_an_entry_exactly_on_its_allowance_is_not_counted():
+    exact = 2.0**-9
+    (line,) = payload_differences({"v": [1.0, 1.0, 1.0]}, {"v": [1.0 + exact, 1.5, 1.0]}, rtol=exact, atol=0.0)
+    assert "(worst of 1 entries)" in line

@@ -132,3 +132,9 @@ def test_each_shown_number_keeps_its_digits():
     assert show_cos(1.0) == "cos 1.0000"
     assert show_worst_sequence(0.99995) == "worst sequence 1.0000"
     assert show_spearman({"ours": [-0.3, 0.04], "reference": [0.9, 1.0]}) == "Spearman [-0.30, +0.04]"
+
+
+def test_a_non_finite_number_is_shown_in_lower_case():
+    """A std ratio over a zero std is infinite, an accuracy of no test sequence undefined: shown as Python writes them."""
+    assert show_ratio({"value": float("inf"), "low": 1.5, "high": float("inf"), "n": 2}) == "infx [1.50, inf]x (2 seeds)"
+    assert show_accuracy({"value": float("nan"), "low": 0.0, "high": 1.0, "n": 1}) == "nan % (one seed)"
