@@ -242,3 +242,49 @@ def test_attended_embeddings_gradient_of_one_input_alone_and_weights_of_another_
     w_ref = w.clone().requires_grad_(True)
     (expected_w,) = torch.autograd.grad(((w_ref[..., None] * E[X]).sum(1) * g).sum(), w_ref)
     assert torch.allclose(grad_w, expected_w, atol=1e-12)
+
+
+def _loop_layer2_scores(model: KeyQueryTwoLayerAttention, X: torch.Tensor, mask: torch.Tensor) -> list[torch.Tensor]:
+    """``(p + h) . W2 E_{x_i}`` on each sequence's real positions, h attending over those positions only."""
+    out = []
+    for j in range(X.shape[0]):
+        E = model.E[X[j][mask[j]]]
+        q1 = torch.softmax(E @ (model.W1.T @ model.p), 0)
+        out.append(E @ (model.W2.T @ (model.p + q1 @ E)))
+    return out
+
+
+def test_layer2_scores_match_the_definition_on_the_real_positions():
+    X, mask = _batch(V=15, n=6, T=5, seed=4)
+    model = KeyQueryTwoLayerAttention(15, 5, seed=2, dtype=torch.float64)
+    _randomise(model, seed=8)
+    with torch.no_grad():
+        scores = model.layer2_scores(X, mask)
+        for row, expected in enumerate(_loop_layer2_scores(model, X, mask)):
+            assert torch.allclose(scores[row][mask[row]], expected, atol=1e-12), row
+
+
+@pytest.mark.parametrize("model_class", [KeyQueryTwoLayerAttention, AttentionMLP, MultiClassCLSAttention])
+def test_every_variant_draws_all_its_parameters_from_its_seed_zero_by_default(model_class):
+    def make(**kwargs):
+        return model_class(12, 5, 3, **kwargs) if model_class is MultiClassCLSAttention else model_class(12, 5, **kwargs)
+
+    default, zero, other = make(), make(seed=0), make(seed=1)
+    for (name, a), b, c in zip(default.named_parameters(), zero.parameters(), other.parameters(), strict=True):
+        assert torch.equal(a, b), name
+        if name not in ("p", "W1", "W2", "b", "W_out"):  # the drawn ones; the rest start at 0 or I
+            assert not torch.equal(a, c), name
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("model_class", [KeyQueryTwoLayerAttention, AttentionMLP, MultiClassCLSAttention])
+def test_every_parameter_has_the_models_dtype(model_class, dtype):
+    model = model_class(7, 4, 3, dtype=dtype) if model_class is MultiClassCLSAttention else model_class(7, 4, dtype=dtype)
+    assert {name: p.dtype for name, p in model.named_parameters()} == {name: dtype for name, _ in model.named_parameters()}
+
+
+def test_the_class_vectors_are_drawn_with_variance_one_over_d():
+    model = MultiClassCLSAttention(3, 400, 400, seed=1, dtype=torch.float64)
+    assert model.W.shape == (400, 400)
+    assert model.W.std().item() == pytest.approx(400**-0.5, rel=0.02)  # N(0, I/d), 160 000 draws
+    assert abs(model.W.mean().item()) < 4 * 400**-0.5 / 400

@@ -3,7 +3,9 @@ the provenance a dataset prints, and a cache file whose configuration is not the
 
 from __future__ import annotations
 
+import dataclasses
 import re
+import time
 from pathlib import Path
 
 import numpy as np
@@ -237,3 +239,49 @@ def test_prepare_reviews_checks_its_arguments_first(local_imdb):
         prepare_reviews("imdb", T=0, data_dir=local_imdb / "data")
     with pytest.raises(ValueError, match="min_count"):
         prepare_reviews("imdb", min_count=0, data_dir=local_imdb / "data")
+
+
+def test_the_progress_bar_is_cleared_when_tokenising_ends(capsys):
+    tokenizer = build_tokenizer(["a b"], min_count=1)
+    encode_texts(tokenizer, ["a b", "b"], 3, progress=True)
+    err = capsys.readouterr().err
+    assert "tokenising" in err and "\n" not in err  # not left on screen: no finished bar and no new line
+    assert err.endswith("\r") and err.split("\r")[-2].strip() == ""
+
+
+def test_prepare_reviews_shows_progress_by_default_only_while_tokenising(local_imdb, capsys):
+    arguments = {"T": 6, "min_count": 1, "data_dir": local_imdb / "data", "cache_dir": local_imdb / "cache"}
+    before = time.perf_counter()
+    built = prepare_reviews("imdb", **arguments)
+    took = time.perf_counter() - before
+    assert "tokenising" in capsys.readouterr().err and not built.from_cache
+    assert 0 < built.seconds <= took  # the time of this call, not a clock reading
+    loaded = prepare_reviews("imdb", **arguments)
+    assert loaded.from_cache and capsys.readouterr().err == ""  # nothing to tokenise
+
+
+def test_a_local_yelp_polarity_copy_is_marked_as_a_stand_in(tmp_path, monkeypatch):
+    def offline(name, split):
+        raise ConnectionError("offline")
+
+    monkeypatch.setattr(reviews, "_load_from_hub", offline)
+    for split, seed in (("train", 5), ("test", 6)):
+        reviews.write_parquet_split(tmp_path / "data", "yelp_polarity", split, *reviews.make_toy_reviews(40, seed=seed))
+    data = prepare_reviews(
+        "yelp_polarity", T=5, min_count=1, data_dir=tmp_path / "data", cache_dir=tmp_path / "cache", progress=False
+    )
+    assert data.stand_in is True and data.hub_error == "ConnectionError: offline"
+    assert data.source_label.startswith("local Parquet copy of yelp_polarity (a stand-in")
+    again = prepare_reviews(
+        "yelp_polarity", T=5, min_count=1, data_dir=tmp_path / "data", cache_dir=tmp_path / "cache", progress=False
+    )
+    assert again.from_cache and again.stand_in is True
+
+
+def test_datasets_differing_only_in_why_the_hub_was_not_used_are_equal():
+    data = _dataset(hub_error="ConnectionError: offline")  # the copies below share its tensors
+    assert data == dataclasses.replace(data, hub_error="TimeoutError: slow")
+    assert data != dataclasses.replace(data, stand_in=True)
+    fields = ("name", "vocab", "train", "validation", "test", "test_texts", "config", "cache_path", "from_cache", "seconds")
+    default = EncodedReviews(**{f: getattr(data, f) for f in fields})
+    assert default.stand_in is False and default.hub_error is None
