@@ -131,6 +131,12 @@ def test_panel_three_and_the_figure_title(figure):
     assert figure._suptitle.get_fontsize() == 10
 
 
+def test_the_figure_title_is_10_points_whatever_the_default_font_size():
+    with matplotlib.rc_context({"font.size": 14, "figure.titlesize": 16}):
+        figure = draw_panels(hand_made_result())
+    assert figure._suptitle.get_fontsize() == 10
+
+
 def test_the_panels_fill_the_width_and_no_text_overlaps_another_panel_or_the_title():
     figure = draw_panels(hand_made_result())  # the default width: 15 inches
     assert tuple(figure.get_size_inches()) == (15.0, 4.5)
@@ -143,8 +149,10 @@ def test_the_panels_fill_the_width_and_no_text_overlaps_another_panel_or_the_tit
     assert frames[0].x0 < 0.06 * width and frames[2].x1 > 0.98 * width  # the three panels use the figure's width
     for box in boxes:
         assert box.x0 >= 0 and box.x1 <= width and box.y0 >= 0 and box.y1 <= height  # nothing cut off
+    assert all(frame.width >= 0.25 * width for frame in frames)  # three panels share the width, little lost to gaps
     for left, right in zip(boxes, boxes[1:], strict=False):
-        assert left.x1 < right.x0  # a panel's labels stay clear of the next one
+        assert right.x0 - left.x1 >= 0.02 * width  # a panel's labels stay clear of the next one's, with a visible gap
+    assert all(box.y0 >= 0.03 * height for box in boxes)  # the x labels are not flush with the lower edge
     title = figure._suptitle.get_window_extent(renderer)
     assert all(title.y0 > box.y1 for box in boxes)  # the two-line panel titles stay under the figure's title
 
