@@ -81,3 +81,24 @@ def test_a_tiny_positive_learning_rate_is_accepted():
 def test_the_step_factor_must_be_strictly_positive(factor):
     with pytest.raises(ValueError, match="factor must be > 0"):
         one_step_size(_split(4), 5, 2, factor)
+
+
+class _Recording(_Scripted):
+    """``_Scripted`` that also records its weight at each evaluation."""
+
+    def __init__(self, accuracies: list[float], n: int):
+        super().__init__(accuracies, n)
+        self.w_at_evaluation: list[float] = []
+
+    def logits_and_attention(self, X, mask):
+        if not torch.is_grad_enabled():
+            self.w_at_evaluation.append(float(self.w.detach()))
+        return super().logits_and_attention(X, mask)
+
+
+def test_a_run_no_epoch_improves_on_ends_with_the_initial_parameters():
+    model = _Recording([0.5, 0.5, 0.5], 10)
+    history = train_model(model, _split(10), _split(10), epochs=2, batch_size=5, lr=0.1, device="cpu", progress=False)
+    assert history.best_epoch == 0 and model.w_at_evaluation[0] == 0.0
+    assert all(w > 0.05 for w in model.w_at_evaluation[1:])  # the weight moved while training
+    assert float(model.w.detach()) == 0.0  # and is back at its initial value

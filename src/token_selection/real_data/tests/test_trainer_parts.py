@@ -11,6 +11,7 @@ import pytest
 import torch
 from torch import nn
 
+from token_selection import machine
 from token_selection.machine import machine_description
 from token_selection.real_data import trainer
 from token_selection.real_data.encoding import EncodedSplit
@@ -236,7 +237,7 @@ def test_progress_shows_a_bar_with_its_description_and_length_only_when_asked(ca
     assert shown.endswith("\r") and not shown.rsplit("\r", 2)[-2].strip()  # the bar is cleared when training ends
     assert re.search(r"val_acc=[01]\.\d{3}\b", shown)  # the last validation accuracy, three decimals
     train_model(_Linear(), split, split, epochs=1, batch_size=5, device="cpu")
-    assert "training" in capsys.readouterr().err  # the default description
+    assert re.search(r"(^|\r)training: ", capsys.readouterr().err)  # the default description
 
 
 @pytest.mark.parametrize(
@@ -260,6 +261,47 @@ def test_the_default_device_is_used_without_one(monkeypatch):
     split = _split([1, 2], [0, 1])
     train_model(_Linear(), split, split, epochs=1, progress=False)
     assert asked == [1]
+
+
+def test_a_device_given_is_used_and_recorded_whatever_the_machine_default(monkeypatch):
+    asked = []
+    monkeypatch.setattr(trainer, "default_device", lambda: asked.append(1) or torch.device("cpu"))
+    monkeypatch.setattr(machine, "default_device", lambda: torch.device("cuda"))  # a machine whose default is a GPU
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda device=None: "Some GPU")
+    split = _split([1, 2, 5], [0, 1, 1])
+    history = train_model(_Linear(), split, split, epochs=1, device="cpu", progress=False)
+    assert history.hardware.startswith("CPU ") and "Some GPU" not in history.hardware  # where it ran, not the default
+    seen = {}
+    monkeypatch.setattr(trainer, "train_model", lambda model, train, validation, **kwargs: seen.update(kwargs))
+    one_step_then_freeze(OneLayerAttention(8, 4), _uneven_split(), split, step_lr=0.5, device="cpu")
+    assert asked == [] and seen["device"] == torch.device("cpu")
+
+
+class _RareBias(_Linear):
+    """Adds the weight ``extra`` to the logits only in a batch that holds a review whose first token is 1."""
+
+    def __init__(self):
+        super().__init__()
+        self.extra = nn.Parameter(torch.tensor(0.0))
+        self.extra_at_evaluation: list[float] = []
+
+    def logits_and_attention(self, X, mask):
+        logits, _ = super().logits_and_attention(X, mask)
+        if not torch.is_grad_enabled():
+            self.extra_at_evaluation.append(float(self.extra.detach()))
+        elif bool((X[:, 0] == 1).any()):
+            logits = logits + self.extra
+        return logits, None
+
+
+def test_a_weight_a_batch_does_not_use_is_not_moved_by_that_batch():
+    """Adam steps only the weights with a gradient: ``extra`` moves once, by lr (Adam's first step), in its one batch."""
+    split = _split([1, 2, 3, 4, 5, 6], [1, 0, 1, 0, 1, 0])
+    model = _RareBias()
+    train_model(model, split, split, epochs=1, batch_size=1, lr=0.1, device="cpu", progress=False)
+    order = [batch[0] for batch in model.training_batches]
+    assert sorted(order) == [1, 2, 3, 4, 5, 6] and order.index(1) < 5  # batches without token 1 follow it
+    assert model.extra_at_evaluation[0] == 0.0 and model.extra_at_evaluation[-1] == pytest.approx(0.1, abs=1e-6)
 
 
 def _uneven_split() -> EncodedSplit:
