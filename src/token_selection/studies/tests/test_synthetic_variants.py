@@ -150,6 +150,10 @@ def test_multiclass_synthetic_draws_zipf_tokens_at_every_position():
 
 
 def test_size_checks_name_the_argument_they_refuse():
+    with pytest.raises(ValueError, match=r"^n must be an integer >= 1, got 0$"):
+        make_multiclass_synthetic(0, 4, 20, 2)
+    with pytest.raises(ValueError, match=r"^num_classes must be an integer >= 2, got 1$"):
+        make_multiclass_synthetic(10, 4, 20, 1)
     with pytest.raises(ValueError, match=r"^T must be an integer >= 1, got 0$"):
         make_multiclass_synthetic(10, 0, 20, 2)
     with pytest.raises(ValueError, match=r"^n_relevant must be an integer >= 1, got 0$"):
