@@ -4,7 +4,11 @@ the provenance a dataset prints, and a cache file whose configuration is not the
 from __future__ import annotations
 
 import dataclasses
+import os
+import pty
 import re
+import sys
+import threading
 import time
 from pathlib import Path
 
@@ -36,20 +40,59 @@ def test_max_vocab_keeps_the_most_frequent_words_on_top_of_pad_and_unk():
     assert vocabulary(build_tokenizer(texts, min_count=1, max_vocab=50)) == everything  # a cap above V changes nothing
     assert vocabulary(build_tokenizer(texts, min_count=2, max_vocab=50)) == ["<pad>", "<unk>", "d", "a", "b"]
     assert vocabulary(build_tokenizer(["w " * 12])) == ["<pad>", "<unk>", "w"]  # min count 10 by default
+    assert vocabulary(build_tokenizer(["w " * 10])) == ["<pad>", "<unk>", "w"]  # exactly 10: kept
     assert vocabulary(build_tokenizer(["w " * 9])) == ["<pad>", "<unk>"]
 
 
 def test_build_tokenizer_refuses_an_empty_corpus_and_a_bad_cap():
-    with pytest.raises(ValueError, match=re.escape("texts must hold at least one review to build a vocabulary from")):
+    with pytest.raises(ValueError, match="^texts must hold at least one review to build a vocabulary from$"):
         build_tokenizer([], min_count=1)
-    with pytest.raises(ValueError, match="max_vocab"):
+    with pytest.raises(ValueError, match="^max_vocab must be an integer >= 1, got 0$"):
         build_tokenizer(["a b"], min_count=1, max_vocab=0)
+    with pytest.raises(ValueError, match="^min_count must be an integer >= 1, got 0$"):
+        build_tokenizer(["a b"], min_count=0)
 
 
 def test_build_tokenizer_prints_no_progress(capfd):
     build_tokenizer(["a b c"] * 50, min_count=1)
     captured = capfd.readouterr()  # the trainer would write from Rust, to the process's own stderr
     assert captured.out == "" and captured.err == ""
+
+
+def _stderr_on_a_terminal(call) -> bytes:
+    """What ``call()`` writes to the process's stderr (file descriptor 2) while that is a terminal (a pty)."""
+    master, follower = pty.openpty()
+    chunks: list[bytes] = []
+
+    def drain() -> None:
+        while True:
+            try:
+                data = os.read(master, 4096)
+            except OSError:  # the terminal's other end is closed
+                return
+            if not data:
+                return
+            chunks.append(data)
+
+    reader = threading.Thread(target=drain)
+    reader.start()
+    saved = os.dup(2)
+    os.dup2(follower, 2)
+    try:
+        call()
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(follower)
+        reader.join(timeout=5)
+        os.close(master)
+    return b"".join(chunks)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+def test_build_tokenizer_draws_no_progress_bar_even_on_a_terminal():
+    # the trainer's bar (drawn from Rust) shows only on a terminal, so captured output alone would not see it
+    assert _stderr_on_a_terminal(lambda: build_tokenizer(["a b c"] * 50, min_count=1)) == b""
 
 
 def test_without_a_cap_every_word_seen_often_enough_is_kept():
@@ -90,12 +133,12 @@ def test_encoding_in_chunks_gives_the_same_rows(monkeypatch):
 
 def test_encode_texts_refuses_no_texts_and_shows_progress_only_when_asked(capsys):
     tokenizer = build_tokenizer(["a b"], min_count=1)
-    with pytest.raises(ValueError, match=re.escape("texts must hold at least one review")):
+    with pytest.raises(ValueError, match="^texts must hold at least one review$"):
         encode_texts(tokenizer, [], 3)
     encode_texts(tokenizer, ["a b"], 3)
     assert capsys.readouterr().err == ""
     encode_texts(tokenizer, ["a b"], 3, progress=True)
-    assert "tokenising" in capsys.readouterr().err
+    assert capsys.readouterr().err.startswith("\rtokenising: ")
 
 
 def test_a_split_goes_to_its_cached_form_and_back():
@@ -237,7 +280,7 @@ def test_prepare_reviews_checks_its_arguments_first(local_imdb):
         prepare_reviews("sst2", data_dir=local_imdb / "data")
     with pytest.raises(ValueError, match="T must be"):
         prepare_reviews("imdb", T=0, data_dir=local_imdb / "data")
-    with pytest.raises(ValueError, match="min_count"):
+    with pytest.raises(ValueError, match="^min_count must be an integer >= 1, got 0$"):
         prepare_reviews("imdb", min_count=0, data_dir=local_imdb / "data")
 
 
@@ -245,7 +288,7 @@ def test_the_progress_bar_is_cleared_when_tokenising_ends(capsys):
     tokenizer = build_tokenizer(["a b"], min_count=1)
     encode_texts(tokenizer, ["a b", "b"], 3, progress=True)
     err = capsys.readouterr().err
-    assert "tokenising" in err and "\n" not in err  # not left on screen: no finished bar and no new line
+    assert err.startswith("\rtokenising: ") and "\n" not in err  # not left on screen: no finished bar and no new line
     assert err.endswith("\r") and err.split("\r")[-2].strip() == ""
 
 
@@ -254,7 +297,7 @@ def test_prepare_reviews_shows_progress_by_default_only_while_tokenising(local_i
     before = time.perf_counter()
     built = prepare_reviews("imdb", **arguments)
     took = time.perf_counter() - before
-    assert "tokenising" in capsys.readouterr().err and not built.from_cache
+    assert capsys.readouterr().err.startswith("\rtokenising: ") and built.from_cache is False
     assert 0 < built.seconds <= took  # the time of this call, not a clock reading
     loaded = prepare_reviews("imdb", **arguments)
     assert loaded.from_cache and capsys.readouterr().err == ""  # nothing to tokenise
@@ -285,3 +328,37 @@ def test_datasets_differing_only_in_why_the_hub_was_not_used_are_equal():
     fields = ("name", "vocab", "train", "validation", "test", "test_texts", "config", "cache_path", "from_cache", "seconds")
     default = EncodedReviews(**{f: getattr(data, f) for f in fields})
     assert default.stand_in is False and default.hub_error is None
+
+
+def test_the_progress_bar_counts_chunks_of_reviews(monkeypatch, capsys):
+    tokenizer = build_tokenizer(["a b c"], min_count=1)
+    monkeypatch.setattr(encoding, "_CHUNK", 4)
+    encode_texts(tokenizer, ["a", "b", "c", "a b", "b c", "c a"], 3, progress=True)  # 6 reviews: chunks of 4 and 2
+    assert "| 0/2 [" in capsys.readouterr().err
+
+
+def test_prepare_reviews_defaults_to_256_tokens_and_words_seen_10_times(local_imdb):
+    data = prepare_reviews("imdb", data_dir=local_imdb / "data", cache_dir=local_imdb / "cache", progress=False)
+    assert data.T == 256 and data.config["T"] == 256 and data.config["min_count"] == 10
+    train, _ = reviews.split_validation(reviews.load_reviews("imdb", "train", data_dir=local_imdb / "data"), 0.1)
+    assert data.vocab == vocabulary(build_tokenizer(train.texts, min_count=10))
+
+
+def test_limit_seed_and_min_count_reach_every_split_and_the_vocabulary(local_imdb):
+    data_dir = local_imdb / "data"
+    data = prepare_reviews(
+        "imdb", T=6, min_count=2, limit=20, validation_fraction=0.25, seed=3,
+        data_dir=data_dir, cache_dir=local_imdb / "cache", progress=False,
+    )  # fmt: skip
+    test = reviews.load_reviews("imdb", "test", data_dir=data_dir, limit=20, seed=3)  # 20 of the 30 test reviews
+    assert len(data.test) == 20 and data.test_texts == test.texts and torch.equal(data.test.y, torch.from_numpy(test.labels))
+    assert test.texts != reviews.load_reviews("imdb", "test", data_dir=data_dir, limit=20, seed=0).texts
+    train_all = reviews.load_reviews("imdb", "train", data_dir=data_dir, limit=20, seed=3)
+    train, validation = reviews.split_validation(train_all, 0.25, seed=3)
+    assert train.texts != reviews.split_validation(train_all, 0.25, seed=0)[0].texts  # the seed matters here
+    assert data.vocab == vocabulary(build_tokenizer(train.texts, min_count=2))
+    assert data.vocab != vocabulary(build_tokenizer(train.texts, min_count=10))
+    tokenizer = data.tokenizer()
+    for part, source in ((data.train, train), (data.validation, validation)):
+        X, mask = encode_texts(tokenizer, source.texts, 6)
+        assert torch.equal(part.X, X) and torch.equal(part.mask, mask) and torch.equal(part.y, torch.from_numpy(source.labels))
