@@ -127,6 +127,7 @@ def test_crossing_at_the_first_point_and_with_a_fall_in_between():
     assert dg._crossing(x, np.array([0.8, 0.6, 0.9]), 0.72) == 1.0  # reached at once
     # the first point at or above the level is the third; interpolate from the second (0.6 -> 0.9, halfway to 0.75)
     assert dg._crossing(x, np.array([0.5, 0.6, 0.9]), 0.75) == pytest.approx(10**1.5)
+    assert dg._crossing(x, np.array([0.5, 0.6, 0.72]), 0.72) == pytest.approx(100.0)  # reached exactly at the last point
 
 
 def test_spreads_use_twenty_equal_bins_for_the_second_reading():
@@ -281,6 +282,7 @@ class _Logistic:
 
     script: dict = {}
     fitted: list = []
+    scored: list = []
 
     def __init__(self, C, max_iter):
         self.C, self.max_iter = C, max_iter
@@ -290,6 +292,7 @@ class _Logistic:
         return self
 
     def score(self, features, y):
+        _Logistic.scored.append((features.shape[0], y))
         return _Logistic.script[(self.C, features.shape[0])]
 
 
@@ -313,9 +316,12 @@ def test_the_accuracy_reference_picks_c_on_validation_and_reports_its_test_accur
     monkeypatch.setattr(dg, "load_data", lambda s, *, progress: loaded.append((s.dataset, s.scale, progress)) or data)
     # validation (7 reviews): C 0.1 and 1.0 tie at the best; the first of them is kept; test (11 reviews)
     _Logistic.script = {(0.01, 7): 0.5, (0.1, 7): 0.8, (1.0, 7): 0.8, (0.01, 11): 0.1, (0.1, 11): 0.75, (1.0, 11): 0.9}
-    _Logistic.fitted = []
+    _Logistic.fitted, _Logistic.scored = [], []
     settings = {"scale": "fast", "presets": {"imdb": {}, "yelp_polarity": {}}, "C_grid": [0.01, 0.1, 1.0]}
     result = dg.run_accuracy_reference(settings, progress=True)
+    labels = {7: data.validation.y.numpy(), 11: data.test.y.numpy()}
+    assert {n for n, _ in _Logistic.scored} == {7, 11}  # scored on the validation part and on the test part
+    assert all(np.array_equal(y, labels[n]) for n, y in _Logistic.scored)  # against their own labels
     assert loaded == [("imdb", "fast", True), ("yelp_polarity", "fast", True)]
     expected = {"C": 0.1, "validation_accuracy": 0.8, "test_accuracy": 0.75, "vocab_size": 12, "n_train": 30, "n_test": 11}
     assert result == {"imdb": expected, "yelp_polarity": expected}
@@ -334,9 +340,11 @@ def test_the_accuracy_reference_keeps_a_first_c_that_is_never_beaten(monkeypatch
         test=EncodedSplit(torch.tensor([[3, 3]] * 5), torch.ones(5, 2, dtype=torch.bool), torch.tensor([0, 1, 1, 0, 1]), "s"),
         vocab_size=4,
     )
-    monkeypatch.setattr(dg, "load_data", lambda s, *, progress: data)
+    loaded = []
+    monkeypatch.setattr(dg, "load_data", lambda s, *, progress: loaded.append((s, progress)) or data)
     _Logistic.script = {(0.5, 3): 0.0, (2.0, 3): 0.0, (0.5, 5): 0.4, (2.0, 5): 0.6}  # validation accuracy 0 for both
     result = dg.run_accuracy_reference({"scale": "full", "presets": {"imdb": {}}, "C_grid": [0.5, 2.0]})
+    assert loaded == [(real_data_settings("full", "imdb"), False)]  # the full preset, quietly by default
     assert result["imdb"]["C"] == 0.5 and result["imdb"]["test_accuracy"] == 0.4 and result["imdb"]["n_test"] == 5
     assert math.isclose(result["imdb"]["validation_accuracy"], 0.0)
 
@@ -348,3 +356,74 @@ def test_an_empty_grid_of_c_has_no_reference(monkeypatch):
     monkeypatch.setattr(dg, "load_data", lambda s, *, progress: data)
     with pytest.raises(AssertionError):
         dg.run_accuracy_reference({"scale": "fast", "presets": {"imdb": {}}, "C_grid": []})
+
+
+def test_spreads_bin_the_second_reading_over_minus_one_to_one():
+    x = torch.tensor([-0.99, -0.91, float("nan")], dtype=torch.float64)
+    q = torch.tensor([0.0, 2.0, 5.0], dtype=torch.float64)
+    assert dg.spreads(x, q)["equal_bins"] == pytest.approx(1.0)  # both in the first bin [-1, -0.9): std 1
+
+
+def test_frozen_capacity_hands_every_run_the_loaded_data_and_the_progress_setting(monkeypatch):
+    data = SimpleNamespace(vocab_size=100)
+    loaded, handed = [], []
+    monkeypatch.setattr(dg, "load_data", lambda s, *, progress: loaded.append(progress) or data)
+
+    def run(kind, mode, s, given, progress):
+        handed.append((given is data, progress))
+        return _stand_in_run(0.5 + s.d / 1000 + s.frozen_epochs / 10000)
+
+    monkeypatch.setattr(dg, "_run", run)
+    settings = {"scale": "fast", "dataset": "imdb", "d_grid": [10, 100], "frozen_epochs_grid": [5]}
+    dg.run_frozen_capacity(settings)
+    dg.run_frozen_capacity(settings, progress=True)
+    assert loaded == [False, True]  # quiet by default
+    assert handed == [(True, False)] * 5 + [(True, True)] * 5
+
+
+def test_spread_readings_hand_every_run_the_loaded_preset_data_and_the_progress_setting(monkeypatch):
+    data = _data()
+    loaded, handed = [], []
+    monkeypatch.setattr(dg, "load_data", lambda s, *, progress: loaded.append((s, progress)) or data)
+    tokens = torch.arange(40, dtype=torch.float64)
+
+    def run(kind, mode, s, given, progress):
+        handed.append((given is data, progress))
+        best = s.epochs if mode == "joint" else 1
+        return _stand_in_run(0.6, best_epoch=best, model=_Tables(torch.sin(tokens), torch.cos(tokens)))
+
+    monkeypatch.setattr(dg, "_run", run)
+    settings = {"scale": "full", "dataset": "imdb", "step_factors": [2.0], "joint_epochs": [3]}
+    result = dg.run_spread_readings(settings)
+    dg.run_spread_readings(settings, progress=True)
+    preset = real_data_settings("full", "imdb")
+    assert loaded == [(preset, False), (preset, True)]
+    assert handed == [(True, False)] * 2 + [(True, True)] * 2
+    assert result["joint"]["3"]["best_epoch"] == 3 and result["one_step"]["2.0"]["best_epoch"] == 1
+
+
+def test_shape_budget_judges_with_the_preset_bootstrap_and_the_run_seed_and_hands_on_progress(monkeypatch):
+    datasets, loaded, handed, judged = {}, [], [], []
+
+    def load(s, *, progress):
+        loaded.append((s.seed, progress))
+        datasets[s.seed] = _data(seed=s.seed)
+        return datasets[s.seed]
+
+    def run(kind, mode, s, given, progress):
+        handed.append((given is datasets[s.seed], progress))
+        return _stand_in_run(0.6, model=_readings_model(kind))
+
+    def judge(x, y, *, n_boot, seed):
+        judged.append((n_boot, seed))
+        return SimpleNamespace(shape="flat", spearman=0.0)
+
+    monkeypatch.setattr(dg, "load_data", load)
+    monkeypatch.setattr(dg, "_run", run)
+    monkeypatch.setattr(dg, "classify_shape", judge)
+    settings = {"scale": "fast", "dataset": "imdb", "epochs": [1], "seeds": [3]}
+    dg.run_shape_budget(settings)
+    dg.run_shape_budget(settings, progress=True)
+    assert loaded == [(3, False), (3, True)]
+    assert handed == [(True, False)] * 2 + [(True, True)] * 2  # W_KQ and MLP, each time
+    assert judged == [(real_data_settings("fast").n_boot, 3)] * 8 and real_data_settings("fast").n_boot != 1000
