@@ -80,3 +80,16 @@ def test_a_module_of_constants_only_has_nothing_to_mutate(tmp_path, monkeypatch)
     assert not nothing_to_mutate("theory/thresholds.py")  # functions, but no test ran them: a failed run
     meta.write_text(json.dumps({"exit_code_by_key": {"x_f__mutmut_1": None}, "hash_by_function_name": {}}))
     assert not nothing_to_mutate("theory/thresholds.py")
+
+
+def test_each_survivor_is_judged_at_most_once():
+    """Two judgments of one survivor (same function and changed lines) would leave one listed as matching nothing."""
+    import tomllib
+
+    import mutation
+
+    judged = tomllib.loads(mutation.EQUIVALENT.read_text())["mutant"]
+    keys = [(entry["function"], entry["from"], entry["to"]) for entry in judged]
+    repeated = sorted({key for key in keys if keys.count(key) > 1})
+    assert not repeated, f"judged more than once: {repeated[:3]}"
+    assert all(entry["why"].strip() for entry in judged), "every judgment says why"
