@@ -30,6 +30,7 @@ def test_initialisation_is_the_documented_draw():
         and torch.equal(zero.v, random.v)
         and torch.equal(zero.p.detach(), torch.zeros(16, dtype=torch.float64))
     )
+    assert zero.p.dtype == torch.float64  # torch.equal compares values only: a float32 p would pass the line above
     single = ts.CLSAttention(7, 16, seed=3, p_init="random")
     assert single.E.dtype == single.p.dtype == single.v.dtype == torch.float32
     assert torch.equal(single.p.detach(), p.float()) and torch.equal(single.E.detach(), E.float())
