@@ -32,16 +32,20 @@ from token_selection.explorer.static import (
 from token_selection.theory.plots import CLASS_COLORS, CLASS_LABELS
 
 
+def check_frames(figure, grid: dict, names: list[str], start: str) -> None:
+    """One frame per grid point, named after it, each with every trace; the first frame draws its point's values."""
+    assert [frame.name for frame in figure.frames] == [frame_name(p["delta"], p["d"], p["T"]) for p in grid["points"]] == names
+    assert all(len(frame.data) == len(figure.data) == 11 for frame in figure.frames)
+    assert figure.layout.meta == start
+    # the frame of a point draws that point's values after one step, one marker per token
+    drawn = [y for trace in figure.frames[0].data[:3] for y in trace.y]
+    assert sorted(drawn) == sorted(grid["points"][0]["ev"]) and len(drawn) == len(grid["token_class"])
+
+
 def test_one_frame_per_grid_point_with_every_trace(hand_figure, hand_grid):
     figure = hand_figure
-    names = [frame.name for frame in figure.frames]
-    assert names == [frame_name(p["delta"], p["d"], p["T"]) for p in hand_grid["points"]] == ["0.1,64,4", "0.1,64,8"]
-    assert all(len(frame.data) == len(figure.data) == 11 for frame in figure.frames)
-    assert figure.layout.meta == "0.1,64,8"
-    # the frame of a point draws that point's values after one step, and the figure starts with the start's
-    four = hand_grid["points"][0]
-    drawn = [y for trace in figure.frames[0].data[:3] for y in trace.y]
-    assert sorted(drawn) == sorted(four["ev"])
+    check_frames(figure, hand_grid, ["0.1,64,4", "0.1,64,8"], "0.1,64,8")
+    # and the figure starts with the start's
     assert [t.name for t in figure.frames[0].data][3:5] == ["fit: slope 2.5", "predicted slope 3"]
     assert [list(t.y) for t in figure.data] == [list(t.y) for t in figure.frames[1].data]
 
