@@ -14,17 +14,15 @@ from __future__ import annotations
 
 import torch
 
-from ..validation import ArrayLike, as_tensor, check_mask, check_tokens, check_vector
+from ..validation import ArrayLike, check_mask, check_matrix, check_tokens, check_vector
 from .model import masked_softmax
 
 
 def _check_parameters(E: ArrayLike, p: ArrayLike, v: ArrayLike) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """E: (V, d) float; p, v: (d,) float of E's dtype."""
-    E = as_tensor(E, "E")
-    if E.dim() != 2 or not E.dtype.is_floating_point:
-        raise ValueError(f"E must be a floating-point tensor of shape (V, d), got {E.dtype} of shape {tuple(E.shape)}")
-    p = check_vector(as_tensor(p, "p"), E.shape[1], "p")
-    v = check_vector(as_tensor(v, "v"), E.shape[1], "v")
+    E = check_matrix(E, "E")
+    p = check_vector(p, E.shape[1], "p")
+    v = check_vector(v, E.shape[1], "v")
     if p.dtype != E.dtype or v.dtype != E.dtype:
         raise ValueError(f"E, p and v must share one dtype, got {E.dtype}, {p.dtype} and {v.dtype}")
     return E, p, v
