@@ -71,7 +71,6 @@ def test_a_new_file_and_a_deleted_file_are_caught(repo):
 def test_check_exits_1_naming_the_file_and_0_when_unchanged(repo, monkeypatch, capsys, tmp_path_factory):
     monkeypatch.setattr("working_tree.ROOT", repo)
     saved = tmp_path_factory.mktemp("state") / "before"
-    monkeypatch.setattr("working_tree.state", lambda root=repo: state(repo))
     assert main(["state"]) == 0
     saved.write_text(capsys.readouterr().out)
     assert main(["check", str(saved)]) == 0

@@ -47,11 +47,11 @@ def snapshot(destination: Path, root: Path = ROOT) -> Path:
     return destination
 
 
-def state(root: Path = ROOT) -> list[str]:
-    """One line per file that differs from the last commit or is untracked and not ignored: status, sha256, path.
-
-    A clean tree gives no line. A deleted file's hash is "-".
+def state(root: Path | None = None) -> list[str]:
+    """One line per file of ``root`` (default: the repository) that differs from the last commit or is untracked and
+    not ignored: status, sha256, path. A clean tree gives no line. A deleted file's hash is "-".
     """
+    root = ROOT if root is None else root
     listing = subprocess.run(
         ["git", "status", "--porcelain=v1", "-z", "--untracked-files=all"], cwd=root, capture_output=True, text=True, check=True
     ).stdout
