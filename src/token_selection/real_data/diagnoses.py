@@ -10,6 +10,10 @@ record (``diagnosis-<name>.<scale>.json``, written by ``scripts/run_records.py``
   frozen) under several readings: the raw mean per-bin std at the rebuttal's bins, the same
   at 20 equal bins, the scale-free ratio (mean per-bin std over the curve's overall std),
   for several step sizes and joint training lengths;
+- ``converged_joint``: joint training to the end of budgets of several lengths, the last epoch kept (no
+  early stopping), with the training loss per epoch and whether it reached a plateau
+  (``PLATEAU_DROP``), and the spreads of ``E_s . v`` and ``E_s . p`` under the readings of
+  ``spread_readings``; two budgets that return the same model are refused;
 - ``shape_budget``: the score shape of the ``W_KQ`` and MLP models over training lengths
   and initial draws, with three readings of the ``W_KQ`` score (layer 1, layer 2 with ``p``,
   layer 2 with the real queries averaged over the training reviews);
@@ -40,6 +44,7 @@ GRIDS: dict[str, dict[str, tuple]] = {  # grid: (fast, full)
     "frozen_epochs": ((5, 20, 60), (5, 20, 60)),
     "step_factor": ((0.5, 2.0, 8.0, 14.0), (0.5, 2.0, 8.0, 14.0)),
     "joint_epochs": ((1, 3, 8), (1, 3, 10)),
+    "converged_epochs": ((8, 16, 32), (10, 20, 40)),
     "shape_epochs": ((1, 3, 8), (1, 3)),
     "shape_seeds": ((0, 1), (0, 1)),
     "baseline_C": ((0.01, 0.1, 1.0), (0.01, 0.03, 0.1, 0.3, 1.0)),
@@ -185,6 +190,84 @@ def run_spread_readings(settings: dict[str, Any], *, progress: bool = False) -> 
     return {"one_step": one_step, "joint": joint, "ratios": ratios}
 
 
+PLATEAU_DROP = 0.01
+"""A training-loss plateau (ours): the mean training loss fell by less than this (in nats) over the last quarter
+of the epochs (at least the last two epochs)."""
+
+
+def plateau_drop(train_loss: list[float]) -> float:
+    """How much the mean training loss fell over the last quarter of the epochs (at least two): the loss
+    ``max(2, len // 4)`` epochs before the last, minus the last. Needs at least three epochs.
+
+    train_loss: (epochs,) mean training loss per epoch.
+    """
+    if len(train_loss) < 3:
+        raise ValueError(f"a plateau needs at least 3 epochs of training loss, got {len(train_loss)}")
+    window = max(2, len(train_loss) // 4)
+    return float(train_loss[-1 - window] - train_loss[-1])
+
+
+def check_distinct_lengths(points: dict[str, dict[str, Any]]) -> None:
+    """ValueError when two points of a training-length axis hold the same model: the same kept epoch, or the same
+    spreads of ``E_s . v`` to the last digit (what an axis of early-stopped runs that all kept one epoch gives).
+
+    points: budget (str) -> {"kept_epoch": int, "values": {"raw": float, ...}, ...}.
+    """
+    seen: dict[tuple, str] = {}
+    for budget, point in points.items():
+        for key in (("kept_epoch", point["kept_epoch"]), ("values", point["values"]["raw"])):
+            if key in seen:
+                raise ValueError(
+                    f"budgets {seen[key]} and {budget} hold the same model ({key[0]} {key[1]!r}): "
+                    "a training-length axis needs distinct models"
+                )
+            seen[key] = budget
+
+
+def converged_joint_settings(scale: str) -> dict[str, Any]:
+    """IMDB at the preset; the one-layer model trained jointly for each ``GRIDS["converged_epochs"]``, last kept."""
+    return {
+        "diagnosis": "converged_joint",
+        "scale": scale,
+        "dataset": "imdb",
+        "preset": real_data_settings(scale, "imdb").as_dict(),
+        "epochs": _grid("converged_epochs", scale),
+        "plateau_drop": PLATEAU_DROP,
+        "seeds": [0],
+    }
+
+
+def run_converged_joint(settings: dict[str, Any], *, progress: bool = False) -> dict[str, Any]:
+    """Per budget: the spreads of ``E_s . v`` and ``E_s . p`` (``spreads``), the training loss and validation
+    accuracy per epoch, the kept (last) and the best-validation epoch, the test accuracy, ``|p|``, and whether
+    the training loss reached a plateau (``plateau_drop`` below ``settings["plateau_drop"]``)."""
+    preset = _preset(settings)
+    data = load_data(preset, progress=progress)
+    x, _ = token_importance(data.train, data.vocab_size, min_count=preset.importance_min_count)
+    points = {}
+    for epochs in settings["epochs"]:
+        run = _run("one_layer", "joint_converged", replace(preset, epochs=epochs), data, progress)
+        history = run.history
+        with torch.no_grad():
+            values, scores = run.model.token_values(), run.model.token_scores()
+        drop = plateau_drop(history.train_loss)
+        points[str(epochs)] = {
+            "values": spreads(x, values),
+            "scores": spreads(x, scores),
+            "train_loss": history.train_loss,
+            "validation_accuracy": history.validation_accuracy,
+            "kept_epoch": history.kept_epoch,
+            "best_epoch": history.best_epoch,
+            "test_accuracy": run.test_accuracy,
+            "p_norm": float(run.model.p.detach().norm()),
+            "score_range": float(scores.max() - scores.min()),
+            "plateau_drop": drop,
+            "plateau": drop < settings["plateau_drop"],
+        }
+    check_distinct_lengths(points)
+    return {"joint": points}
+
+
 def _ratio(a: float | None, b: float | None) -> float | None:
     """``a / b``, or None when either is missing or ``b`` is 0 (a one-step model whose p never left 0)."""
     return a / b if a is not None and b is not None and b > 0 else None
@@ -325,6 +408,15 @@ DIAGNOSES: dict[str, Diagnosis] = {
             "One-layer model on IMDB: one step of each size then E frozen, and joint training of each length; "
             "mean per-bin std of E_s . v and E_s . p under three readings, and every joint / one-step ratio.",
             (8.0, 8.0),
+        ),
+        Diagnosis(
+            "diagnosis-converged_joint",
+            converged_joint_settings,
+            run_converged_joint,
+            "One-layer model on IMDB trained jointly for every epoch of budgets of several lengths, the last epoch "
+            "kept (no early stopping); training loss per epoch, a plateau test on it, and the per-bin spreads of "
+            "E_s . v and E_s . p under the readings of diagnosis-spread_readings.",
+            (6.0, 12.0),
         ),
         Diagnosis(
             "diagnosis-shape_budget",

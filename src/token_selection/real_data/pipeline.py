@@ -76,6 +76,7 @@ def protocol(kind: str, mode: str, settings: RealDataSettings, data: EncodedRevi
     frozen = f"Adam lr {s.frozen_lr:g}, at most {s.frozen_epochs} epochs, patience {s.frozen_patience}"
     training = {
         "joint": f"Adam lr {s.lr:g}, batches of {s.batch_size}, at most {s.epochs} epochs, patience {s.patience}",
+        "joint_converged": f"Adam lr {s.lr:g}, batches of {s.batch_size}, all {s.epochs} epochs, the last kept",
         "frozen_random": frozen,
         "one_step_frozen": f"one full-batch GD step on E of size {s.step_factor:g} eta*, then {frozen}",
     }[mode]
@@ -85,7 +86,9 @@ def protocol(kind: str, mode: str, settings: RealDataSettings, data: EncodedRevi
         f"first {s.T} tokens, vocabulary V = {data.vocab_size - 2:,} words plus <pad> and <unk> ("
         + (f"the {s.max_vocab:,} most frequent training words" if s.max_vocab else f"words seen >= {s.min_count} times")
         + " in training). "
-        f"d = {s.d}; {training}; early stopping on validation accuracy, best epoch kept; seed {s.seed}. "
+        f"d = {s.d}; {training}; "
+        + ("no early stopping" if mode == "joint_converged" else "early stopping on validation accuracy, best epoch kept")
+        + f"; seed {s.seed}. "
         f"Curves: tokens seen >= {s.importance_min_count} times, binned at the rebuttal's 20 centres "
         f"(edges at midpoints: our inference); shapes by classify_shape with {s.n_boot} bootstrap resamples."
     )
@@ -130,6 +133,8 @@ def _trainer(kind: str, mode: str, data: EncodedReviews, settings: RealDataSetti
         start = time.perf_counter()
         if mode == "joint":
             history = train_model(model, data.train, data.validation, epochs=s.epochs, lr=s.lr, patience=s.patience, **common)
+        elif mode == "joint_converged":
+            history = train_model(model, data.train, data.validation, epochs=s.epochs, lr=s.lr, keep="last", **common)
         elif mode == "frozen_random":
             history = train_model(model, data.train, data.validation, train_embeddings=False, **frozen)
         else:

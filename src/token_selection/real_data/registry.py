@@ -65,10 +65,16 @@ MODEL_KINDS: dict[str, ModelKind] = {
     for name, label, description, score, ours, classes in _KINDS
 }
 
-MODE_LABELS = {"joint": "joint", "frozen_random": "E frozen at random", "one_step_frozen": "one step, then E frozen"}
+MODE_LABELS = {
+    "joint": "joint",
+    "joint_converged": "joint, whole budget",
+    "frozen_random": "E frozen at random",
+    "one_step_frozen": "one step, then E frozen",
+}
 """Short names of the training modes, for tables."""
 TRAINING_MODES: dict[str, str] = {
     "joint": "E, p, v (and every other weight) trained jointly",
+    "joint_converged": "E, p, v (and every other weight) trained jointly for every epoch of the budget, the last kept",
     "frozen_random": "E frozen at its random initialisation; every other weight trained",
     "one_step_frozen": "one full-batch gradient step on E (p = 0), then E frozen and every other weight trained",
 }

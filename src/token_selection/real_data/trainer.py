@@ -38,8 +38,10 @@ class TrainingHistory:
     """What ``train_model`` did, per epoch (lists of equal length) and overall.
 
     train_loss: mean minibatch loss of the epoch; validation_loss / validation_accuracy:
-    after the epoch; best_epoch: the epoch whose parameters were kept (1-based, 0 =
-    initialisation); seconds: training time (validation included); hardware: where it ran.
+    after the epoch; best_epoch: the epoch with the best validation accuracy (1-based, 0 =
+    initialisation); seconds: training time (validation included); hardware: where it ran;
+    kept_last: whether the model kept its last epoch's parameters (``keep="last"``) instead of
+    the best epoch's (``kept_epoch`` says which).
     """
 
     epoch: list[int] = field(default_factory=list)
@@ -51,6 +53,12 @@ class TrainingHistory:
     seconds: float = 0.0
     hardware: str = ""
     stop_reason: str = ""
+    kept_last: bool = False
+
+    @property
+    def kept_epoch(self) -> int:
+        """The epoch whose parameters the model holds after training (0 = its initialisation)."""
+        return len(self.epoch) if self.kept_last else self.best_epoch
 
     def as_dict(self) -> dict:
         """Plain lists, numbers and strings (what a checkpoint stores)."""
@@ -128,14 +136,19 @@ def train_model(
     device: torch.device | str | None = None,
     progress: bool = True,
     desc: str = "training",
+    keep: str = "best",
 ) -> TrainingHistory:
     """Train every parameter of ``model`` (``E`` only if ``train_embeddings``) with Adam, through its own
     ``logits_and_attention``.
 
     Shuffles ``train_split`` with ``seed`` every epoch, evaluates ``validation`` after each
-    epoch, stops after ``patience`` epochs without a better validation accuracy, and
-    leaves the model holding the best parameters seen (on ``device``).
+    epoch. ``keep="best"``: stops after ``patience`` epochs without a better validation accuracy
+    and leaves the model holding the best parameters seen (on ``device``). ``keep="last"``: runs
+    every one of ``epochs`` epochs (``patience`` is not used) and leaves the model holding the
+    last epoch's parameters: training to the end of the budget, not early stopping.
     """
+    if keep not in ("best", "last"):
+        raise ValueError(f"keep must be 'best' or 'last', got {keep!r}")
     epochs = check_positive_int(epochs, "epochs")
     batch_size = check_positive_int(batch_size, "batch_size")
     patience = check_positive_int(patience, "patience")
@@ -147,7 +160,7 @@ def train_model(
     optimiser = adam([p for p in model.parameters() if p.requires_grad], lr)
     X, mask, y = train_split.X.to(device), train_split.mask.to(device), train_split.y.to(device)
     generator = torch.Generator().manual_seed(int(seed))
-    history = TrainingHistory(hardware=machine_description(device))
+    history = TrainingHistory(hardware=machine_description(device), kept_last=keep == "last")
     best_state, waited = copy.deepcopy(model.state_dict()), 0
     best_accuracy = evaluate(model, validation, batch_size=4 * batch_size)[1]
     start = time.perf_counter()
@@ -176,13 +189,14 @@ def train_model(
             history.best_epoch = epoch
         else:
             waited += 1
-            if waited >= patience:
+            if waited >= patience and keep == "best":
                 history.stop_reason = f"early stop: no better validation accuracy for {patience} epochs"
                 break
     bar.close()
     history.stop_reason = history.stop_reason or f"ran all {epochs} epochs"
     history.seconds = time.perf_counter() - start
-    model.load_state_dict(best_state)
+    if keep == "best":
+        model.load_state_dict(best_state)
     model.E.requires_grad_(True)
     return history
 

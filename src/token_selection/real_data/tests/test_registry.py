@@ -80,7 +80,7 @@ def test_bad_kinds_and_modes_are_refused_with_what_is_allowed():
         check_kind_and_mode("lstm", "joint")
     with pytest.raises(ValueError, match=re.escape(f"kind must be one of {kinds}, got 'lstm'")):
         build_model("lstm", 5, 3)
-    modes = "['frozen_random', 'joint', 'one_step_frozen']"
+    modes = "['frozen_random', 'joint', 'joint_converged', 'one_step_frozen']"
     with pytest.raises(ValueError, match=re.escape(f"mode must be one of {modes}, got 'two_steps'")):
         check_kind_and_mode("one_layer", "two_steps")
     for kind in ("two_layer", "key_query", "mlp", "multiclass"):

@@ -1,0 +1,165 @@
+"""Joint training to the end of its budget (``keep="last"``) and the converged-joint diagnosis: the last epoch is
+kept whatever the validation accuracy does, the plateau test reads the last quarter of the training loss, and a
+training-length axis whose budgets return the same model is refused."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+import torch
+
+from token_selection.real_data import diagnoses as dg
+from token_selection.real_data.pipeline import protocol, run_experiment
+from token_selection.real_data.registry import MODE_LABELS, TRAINING_MODES
+from token_selection.real_data.registry import OneLayerAttention as CLSAttention
+from token_selection.real_data.settings import real_data_settings
+from token_selection.real_data.trainer import TrainingHistory, accuracy, train_model
+
+
+def test_keeping_the_last_epoch_runs_the_whole_budget_and_holds_its_parameters(toy):
+    # lr 3.0 makes the validation accuracy stall at once: with keep="best" and patience 1 training stops early
+    early = CLSAttention(toy.vocab_size, 8, seed=0)
+    stopped = train_model(early, toy.train, toy.validation, epochs=12, batch_size=16, lr=3.0, patience=1, progress=False)
+    assert len(stopped.epoch) < 12 and not stopped.kept_last
+    assert stopped.kept_epoch == stopped.best_epoch
+    last = CLSAttention(toy.vocab_size, 8, seed=0)
+    history = train_model(
+        last, toy.train, toy.validation, epochs=12, batch_size=16, lr=3.0, patience=1, progress=False, keep="last"
+    )
+    assert history.epoch == list(range(1, 13)) and history.stop_reason == "ran all 12 epochs"
+    assert history.kept_last and history.kept_epoch == 12
+    assert accuracy(last, toy.validation) == pytest.approx(history.validation_accuracy[-1])
+    # the same 12 epochs with keep="best" and a patience that never ends them: same trajectory, other parameters kept
+    best = CLSAttention(toy.vocab_size, 8, seed=0)
+    kept_best = train_model(best, toy.train, toy.validation, epochs=12, batch_size=16, lr=3.0, patience=12, progress=False)
+    assert kept_best.train_loss == history.train_loss
+    if kept_best.best_epoch != 12:
+        assert not torch.equal(best.E, last.E)
+
+
+def test_keep_must_be_best_or_last(toy):
+    with pytest.raises(ValueError, match="keep must be 'best' or 'last', got 'first'"):
+        train_model(CLSAttention(toy.vocab_size, 4), toy.train, toy.validation, epochs=1, progress=False, keep="first")
+
+
+def test_an_old_history_without_the_flag_kept_its_best_epoch():
+    plain = TrainingHistory([1, 2, 3], [0.6, 0.5, 0.4], [0.7, 0.6, 0.65], [0.55, 0.8, 0.7], [1.0] * 3, 2).as_dict()
+    del plain["kept_last"]
+    assert TrainingHistory.from_dict(plain).kept_epoch == 2
+    assert TrainingHistory([1, 2, 3], best_epoch=2, kept_last=True).kept_epoch == 3
+    assert TrainingHistory(kept_last=True).kept_epoch == 0  # no epoch run: the initialisation
+
+
+def test_the_converged_mode_is_registered_and_described(toy):
+    assert "joint_converged" in TRAINING_MODES and MODE_LABELS["joint_converged"] == "joint, whole budget"
+    settings = real_data_settings("fast", d=4, epochs=3)
+    text = protocol("one_layer", "joint_converged", settings, toy)
+    assert "all 3 epochs, the last kept" in text and "no early stopping" in text and "best epoch kept" not in text
+    assert "early stopping on validation accuracy, best epoch kept" in protocol("one_layer", "joint", settings, toy)
+
+
+def test_a_converged_run_goes_through_the_pipeline_and_keeps_its_last_epoch(toy, tmp_path):
+    settings = real_data_settings("fast", d=4, epochs=3, lr=3.0, patience=1, batch_size=16)
+    run = run_experiment("one_layer", "joint_converged", settings, data=toy, cache_dir=str(tmp_path), progress=False)
+    assert run.history.epoch == [1, 2, 3] and run.history.kept_epoch == 3
+    early = run_experiment("one_layer", "joint", settings, data=toy, cache_dir=str(tmp_path), progress=False)
+    assert early.checkpoint != run.checkpoint  # its own checkpoint: a converged run never loads an early-stopped one
+
+
+@pytest.mark.parametrize(
+    ("losses", "drop"),
+    [
+        ([0.9, 0.5, 0.4], 0.5),  # 3 epochs: the window is 2 epochs
+        ([1.0, 0.8, 0.6, 0.5, 0.45, 0.44, 0.43, 0.42], 0.02),  # 8 epochs: window 2 (8 // 4): 0.44 - 0.42
+        ([1.0] * 3 + [0.7, 0.5, 0.3, 0.2, 0.1, 0.05, 0.04, 0.03, 0.02], 0.03),  # 12 epochs: window 3: 0.05 - 0.02
+    ],
+)
+def test_the_plateau_drop_reads_the_last_quarter_of_the_epochs(losses, drop):
+    assert dg.plateau_drop(losses) == pytest.approx(drop)
+
+
+def test_a_plateau_needs_three_epochs():
+    with pytest.raises(ValueError, match="a plateau needs at least 3 epochs of training loss, got 2"):
+        dg.plateau_drop([0.5, 0.4])
+
+
+def _point(kept: int, raw: float) -> dict:
+    return {"kept_epoch": kept, "values": {"raw": raw, "equal_bins": 0.0, "scale_free": 0.0}}
+
+
+def test_a_length_axis_with_distinct_models_passes_and_one_model_twice_is_refused():
+    dg.check_distinct_lengths({"8": _point(8, 0.1), "16": _point(16, 0.2), "32": _point(32, 0.3)})
+    with pytest.raises(ValueError, match=r"budgets 3 and 10 hold the same model \(kept_epoch 3\)"):
+        dg.check_distinct_lengths({"3": _point(3, 1.634280349), "10": _point(3, 1.634280348)})
+    with pytest.raises(ValueError, match=r"budgets 8 and 16 hold the same model \(values 0.5\)"):
+        dg.check_distinct_lengths({"8": _point(8, 0.5), "16": _point(16, 0.5)})
+
+
+@pytest.mark.parametrize(("scale", "index"), [("fast", 0), ("full", 1)])
+def test_the_converged_settings_take_the_grid_of_the_scale(scale, index):
+    assert dg.converged_joint_settings(scale) == {
+        "diagnosis": "converged_joint", "scale": scale, "dataset": "imdb",
+        "preset": real_data_settings(scale, "imdb").as_dict(), "epochs": list(dg.GRIDS["converged_epochs"][index]),
+        "plateau_drop": dg.PLATEAU_DROP, "seeds": [0],
+    }  # fmt: skip
+    budgets = dg.GRIDS["converged_epochs"][index]
+    assert len(set(budgets)) >= 3 and min(budgets) >= real_data_settings(scale, "imdb").epochs
+
+
+class _Scored(torch.nn.Module):
+    def __init__(self, values: list[float], scores: list[float], p: list[float]):
+        super().__init__()
+        self._values, self._scores = torch.tensor(values, dtype=torch.float64), torch.tensor(scores, dtype=torch.float64)
+        self.p = torch.nn.Parameter(torch.tensor(p))
+
+    def token_values(self):
+        return self._values
+
+    def token_scores(self):
+        return self._scores
+
+
+def test_the_converged_runner_trains_each_budget_to_its_end_and_records_its_loss(monkeypatch):
+    x = torch.tensor([-0.99, -0.96, 0.02, 0.08, float("nan")], dtype=torch.float64)
+    monkeypatch.setattr(dg, "load_data", lambda s, *, progress: SimpleNamespace(train="TRAIN", vocab_size=5))
+    monkeypatch.setattr(dg, "token_importance", lambda train, V, *, min_count: (x, None))
+    runs = []
+
+    def run(kind, mode, s, data, progress):
+        runs.append((kind, mode, s.epochs, progress))
+        losses = [1.0 / (e + 1) for e in range(s.epochs)]
+        history = TrainingHistory(list(range(1, s.epochs + 1)), losses, [0.5] * s.epochs, [0.6] * s.epochs,
+                                  [1.0] * s.epochs, best_epoch=1, kept_last=True)  # fmt: skip
+        k = float(s.epochs)
+        model = _Scored([k, 3 * k, 0.0, 4 * k, 9.0], [1.0, -2.0, 0.5, 0.0, 7.0], [3.0, 4.0])
+        return SimpleNamespace(test_accuracy=0.8 + s.epochs / 1000, history=history, model=model)
+
+    monkeypatch.setattr(dg, "_run", run)
+    settings = {"scale": "fast", "dataset": "imdb", "epochs": [4, 8, 16], "plateau_drop": 0.01}
+    result = dg.run_converged_joint(settings, progress=True)
+    assert runs == [("one_layer", "joint_converged", e, True) for e in (4, 8, 16)]
+    point = result["joint"]["8"]
+    assert point["kept_epoch"] == 8 and point["best_epoch"] == 1 and point["test_accuracy"] == pytest.approx(0.808)
+    assert point["train_loss"] == [1.0 / (e + 1) for e in range(8)]
+    assert point["values"]["equal_bins"] == pytest.approx(1.5 * 8)  # the spreads scale with the values
+    assert point["p_norm"] == pytest.approx(5.0) and point["score_range"] == pytest.approx(9.0)
+    # 8 epochs, window 2: 1/6 - 1/8; 16 epochs, window 4: 1/12 - 1/16 = 1/48
+    assert point["plateau_drop"] == pytest.approx(1 / 6 - 1 / 8) and point["plateau"] is False
+    assert result["joint"]["16"]["plateau_drop"] == pytest.approx(1 / 48)
+    settings["plateau_drop"] = result["joint"]["16"]["plateau_drop"]  # on the bound: not a plateau (strictly below)
+    assert dg.run_converged_joint(settings)["joint"]["16"]["plateau"] is False
+    settings["plateau_drop"] = 0.021
+    again = dg.run_converged_joint(settings)["joint"]
+    assert again["16"]["plateau"] is True and again["8"]["plateau"] is False  # 1/24 is not below 0.021
+
+
+def test_the_converged_runner_refuses_budgets_that_return_one_model(monkeypatch):
+    monkeypatch.setattr(dg, "load_data", lambda s, *, progress: SimpleNamespace(train="TRAIN", vocab_size=2))
+    x = torch.tensor([-0.5, 0.5], dtype=torch.float64)
+    monkeypatch.setattr(dg, "token_importance", lambda train, V, *, min_count: (x, None))
+    history = TrainingHistory([1, 2, 3], [0.3, 0.2, 0.1], [0.5] * 3, [0.6] * 3, [1.0] * 3, best_epoch=3)
+    model = _Scored([1.0, 2.0], [0.0, 1.0], [1.0])
+    monkeypatch.setattr(dg, "_run", lambda *a: SimpleNamespace(test_accuracy=0.7, history=history, model=model))
+    with pytest.raises(ValueError, match="budgets 3 and 10 hold the same model"):
+        dg.run_converged_joint({"scale": "fast", "dataset": "imdb", "epochs": [3, 10], "plateau_drop": 0.01})
