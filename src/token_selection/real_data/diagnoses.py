@@ -416,7 +416,7 @@ DIAGNOSES: dict[str, Diagnosis] = {
             "One-layer model on IMDB trained jointly for every epoch of budgets of several lengths, the last epoch "
             "kept (no early stopping); training loss per epoch, a plateau test on it, and the per-bin spreads of "
             "E_s . v and E_s . p under the readings of diagnosis-spread_readings.",
-            (6.0, 12.0),
+            (13.0, 15.0),
         ),
         Diagnosis(
             "diagnosis-shape_budget",
