@@ -50,7 +50,7 @@ def test_spread_sentence_finds_the_pairs_near_the_rebuttals_ratio_on_the_boundar
     assert "0.50x at the preset" in near and "1 joint epochs against a 8.0 eta* step" in near
     assert "10 joint epochs against a 2.0" not in near.split("only for:")[1]
     far = df.spread_sentence(spread({"10|2.0": 0.5, "1|8.0": 8.0 / 1.5 - 0.01, "10|8.0": 0.3, "1|2.0": 0.4}), "values")
-    assert "no reading, step size or training length" in far
+    assert "no reading, step size or early-stopped training length" in far
 
 
 def test_shape_sentence_says_whether_any_run_is_u_shaped():
@@ -233,7 +233,7 @@ def test_spread_sentence_in_full():
     assert df.spread_sentence(grid, "scores") == (
         "[ours] The joint / one-step ratio of per-bin spreads reads raw 0.80x at the preset (from 0.80x to 0.80x over "
         "the grid); scale-free n/a at the preset (from 0.60x to 1.50x over the grid): no reading, step size or "
-        "training length gives a ratio within a factor 1.5 of 6x. [inferred] The rebuttal's ratio depends on a "
+        "early-stopped training length gives a ratio within a factor 1.5 of 6x. [inferred] The rebuttal's ratio depends on a "
         "protocol it does not state (step size, training length, bins)."
     )
 
@@ -316,8 +316,16 @@ def test_global_sentence_in_full(records):
 
 def test_why_differs_hands_each_claim_its_own_diagnosis(records):
     write_record("diagnosis-spread_readings", "fast", protocol="p", settings={}, metrics=spread_grid())
-    assert df.why_differs("std_ratio_values", "fast") == df.spread_sentence(spread_grid(), "values")
-    assert df.why_differs("std_ratio_scores", "fast") == df.spread_sentence(spread_grid(), "scores")
+    missing = " No fast record diagnosis-converged_joint yet: produce it with make records."
+    assert df.why_differs("std_ratio_values", "fast") == df.spread_sentence(spread_grid(), "values") + missing
+    assert df.why_differs("std_ratio_scores", "fast") == df.spread_sentence(spread_grid(), "scores") + missing
+    spreads, converged = converged_pair()
+    write_record("diagnosis-spread_readings", "fast", protocol="p", settings={}, metrics=spreads)
+    write_record("diagnosis-converged_joint", "fast", protocol="p", settings={}, metrics=converged)
+    assert df.why_differs("std_ratio_scores", "fast") == (
+        df.spread_sentence(spreads, "scores") + " " + df.converged_sentence(converged, spreads, "scores")
+    )
+    assert "produce it with make full" in df.why_differs("std_ratio_values", "full")
     rows = [
         {"kind": k, "epochs": 1, "seed": 0, "reading": "r", "shape": s} for k, s in (("key_query", "flat"), ("mlp", "U-shaped"))
     ]
@@ -447,3 +455,53 @@ def test_headlines_need_both_spread_arms_and_default_to_the_full_scale(records):
     metrics = {"test_accuracy": 0.9, "scores": {"shape": "flat"}}
     write_record("imdb-one_layer-one_step_frozen", "full", protocol="p", settings={}, metrics=metrics)
     assert df.headlines() == df.headlines("full") and df.headlines()[0].endswith("1 flat over the IMDB and Yelp runs and seeds.")
+
+
+def converged_pair():
+    """A spread record (one-step spreads at three sizes, one of them 0; early-stopped budgets 3 and 8 keeping epoch 2)
+    and a converged-joint record (budgets 8, 16, 32; the plateau reached at 16 and 32)."""
+
+    def one(values, scores):
+        return {"values": {"raw": values}, "scores": {"raw": scores}}
+
+    spreads = {
+        "one_step": {"2.0": one(0.5, 1.0), "8.0": one(1.0, 0.0), "0.5": one(4.0, 1.5)},
+        "joint": {"1": {"best_epoch": 1}, "3": {"best_epoch": 2}, "8": {"best_epoch": 2}},
+        "ratios": {q: {r: {} for r in ("raw", "equal_bins", "scale_free")} for q in ("values", "scores")},
+    }
+    converged = {"joint": {
+        "8": {**one(6.0, 1.2), "plateau": False},
+        "16": {**one(9.0, 1.5), "plateau": True},
+        "32": {**one(12.0, 1.6), "plateau": True},
+    }}  # fmt: skip
+    return spreads, converged
+
+
+def test_the_early_stopped_budgets_that_kept_one_epoch_are_named_as_one_model():
+    spreads, _ = converged_pair()
+    assert df._same_models(spreads) == " (the early-stopped budgets of 3 and 8 epochs all kept epoch 2: one model)"
+    spreads["joint"]["8"]["best_epoch"] = 3
+    assert df._same_models(spreads) == ""
+    assert df._same_models({"joint": {"3": {}, "8": {}}}) == ""  # an older record without best epochs names nothing
+
+
+def test_the_converged_sentence_in_full_on_the_band_edges():
+    spreads, converged = converged_pair()
+    # values, rebuttal 8x, near = [5.33, 12]: 8 | 0.5 is 1.5x, 8 | 2.0 12x (the upper edge), 16 | 8.0 9x, 32 | 8.0 12x
+    assert df.converged_sentence(converged, spreads, "values") == (
+        "[ours] Trained jointly to the end of budgets of 8, 16, 32 epochs (the last epoch kept; the training loss "
+        "reached its plateau after 16 and 32 epochs), the raw ratio against the 2.0 eta* step reads 12.00x after 8, "
+        "18.00x after 16, 24.00x after 32 epochs, and from 1.50x to 24.00x over the step sizes: within a factor 1.5 "
+        "of 8x for: 8 epochs against a 2.0 eta* step; 8 epochs against a 8.0 eta* step; 16 epochs against a 8.0 eta* "
+        "step; 32 epochs against a 8.0 eta* step. [inferred] Trained to the end of its budget, as the rebuttal's "
+        "comparison states, the joint model can give a ratio of the rebuttal's size: early stopping understated it."
+    )
+    # scores, rebuttal 6x, near = [4, 9]: the 8.0 step's one-step spread is 0 (left out); 1.6 / 1.0 is far below
+    scores = df.converged_sentence(converged, spreads, "scores")
+    assert "from 0.80x to 1.60x over the step sizes: no budget and step size gives a ratio within a factor 1.5 of 6x" in (scores)
+    assert scores.endswith("does not bring the ratio to the rebuttal's size either.")
+    for budget in converged["joint"].values():
+        budget["plateau"] = False
+    assert "no budget reached the training-loss plateau" in df.converged_sentence(converged, spreads, "values")
+    spreads["one_step"]["2.0"]["values"]["raw"] = 0.5 - 1e-9  # 8 | 2.0 just above the upper edge, 12x
+    assert "8 epochs against a 2.0" not in df.converged_sentence(converged, spreads, "values")
