@@ -17,6 +17,8 @@ record (``diagnosis-<name>.<scale>.json``, written by ``scripts/run_records.py``
 - ``shape_budget``: the score shape of the ``W_KQ`` and MLP models over training lengths
   and initial draws, with three readings of the ``W_KQ`` score (layer 1, layer 2 with ``p``,
   layer 2 with the real queries averaged over the training reviews);
+- ``matched_vocabulary``: the number of reviews whose own vocabulary has the rebuttal's size, and the
+  trained and frozen accuracies on such a subset (``vocabulary_match``);
 - ``accuracy_reference``: a bag-of-words logistic regression (scikit-learn) on the same
   split and the same tokens, to place the attention models' accuracies.
 
@@ -38,6 +40,7 @@ from .encoding import EncodedReviews, EncodedSplit
 from .measurements import mean_bin_std, rebuttal_bins, token_importance
 from .pipeline import load_data, run_experiment
 from .settings import REBUTTAL_VOCABULARY, RealDataSettings, real_data_settings
+from .vocabulary_match import matched_vocabulary_settings, run_matched_vocabulary
 
 GRIDS: dict[str, dict[str, tuple]] = {  # grid: (fast, full)
     "d": ((16, 64, 256, 1024), (16, 64, 256, 1024, 2048, 8192)),
@@ -425,6 +428,15 @@ DIAGNOSES: dict[str, Diagnosis] = {
             "W_KQ two-layer and MLP-head models on IMDB, each training length and initial draw (every epoch run, "
             "best kept); shape of each score reading by the course's shape rule.",
             (60.0, 60.0),
+        ),
+        Diagnosis(
+            "diagnosis-matched_vocabulary",
+            matched_vocabulary_settings,
+            run_matched_vocabulary,
+            "IMDB subsets whose own training vocabulary (words seen at least min_count times) has the rebuttal's "
+            "size, found by bisection on the number of reviews; the one-layer model trained jointly and with E "
+            "frozen at random on the subset matched at the preset's min_count, its whole vocabulary kept.",
+            (4.0, 4.0),
         ),
         Diagnosis(
             "diagnosis-accuracy_reference",
