@@ -83,13 +83,15 @@ def matched_vocabulary_settings(scale: str) -> dict[str, Any]:
 
 
 def run_matched_vocabulary(settings: dict[str, Any], *, progress: bool = False) -> dict[str, Any]:
-    """The matched review count at each ``min_count``, then the one-layer model trained jointly and with ``E``
+    """The matched review count at each ``min_count`` (beside the vocabulary of every training review), then the one-layer model trained jointly and with ``E``
     frozen at random on the subset matched at the preset's ``min_count`` (its whole vocabulary kept)."""
     preset = real_data_settings(settings["scale"], settings["dataset"])
     matches = {}
+    every = len(load_reviews(preset.dataset, "train").labels)
     for min_count in settings["min_counts"]:
         limit, size = matched_limit(preset.dataset, settings["target"], min_count=min_count, seed=preset.seed)
-        matches[str(min_count)] = {"limit": limit, "vocabulary": size}
+        whole = training_vocabulary_size(preset.dataset, every, min_count=min_count, seed=preset.seed)
+        matches[str(min_count)] = {"limit": limit, "vocabulary": size, "all_reviews": every, "all_vocabulary": whole}
     chosen = matches[str(preset.min_count)]
     subset = replace(preset, limit=chosen["limit"], max_vocab=None)
     data = load_data(subset, progress=progress)

@@ -87,6 +87,12 @@ def test_the_runner_trains_both_arms_on_the_subset_matched_at_the_presets_min_co
         return (400 if min_count == 1 else 6000), target + min_count
 
     monkeypatch.setattr(vm, "matched_limit", matched)
+    monkeypatch.setattr(vm, "load_reviews", lambda dataset, split: SimpleNamespace(labels=[0] * 25_000))
+    wholes = []
+    monkeypatch.setattr(
+        vm, "training_vocabulary_size",
+        lambda dataset, limit, *, min_count, seed: wholes.append((dataset, limit, min_count, seed)) or 19_000 + min_count,
+    )  # fmt: skip
     data = SimpleNamespace(vocab_size=7778, train=[0] * 5400, test=[0] * 6000)
     monkeypatch.setattr(vm, "load_data", lambda s, *, progress: loaded.append(s) or data)
 
@@ -97,10 +103,14 @@ def test_the_runner_trains_both_arms_on_the_subset_matched_at_the_presets_min_co
     monkeypatch.setattr(vm, "run_experiment", run)
     result = vm.run_matched_vocabulary(vm.matched_vocabulary_settings("fast"))
     assert searched == [("imdb", 7766, 1, 0), ("imdb", 7766, 10, 0)]
+    assert wholes == [("imdb", 25_000, 1, 0), ("imdb", 25_000, 10, 0)]
     assert loaded[0].limit == 6000 and loaded[0].max_vocab is None
     assert runs == [("one_layer", "joint", 6000, None), ("one_layer", "frozen_random", 6000, None)]
     assert result == {
-        "matches": {"1": {"limit": 400, "vocabulary": 7767}, "10": {"limit": 6000, "vocabulary": 7776}},
+        "matches": {
+            "1": {"limit": 400, "vocabulary": 7767, "all_reviews": 25_000, "all_vocabulary": 19_001},
+            "10": {"limit": 6000, "vocabulary": 7776, "all_reviews": 25_000, "all_vocabulary": 19_010},
+        },
         "vocab_size": 7776, "n_train": 5400, "n_test": 6000,
         "arms": {"joint": {"test_accuracy": 0.8, "best_epoch": 3}, "frozen_random": {"test_accuracy": 0.7, "best_epoch": 3}},
     }  # fmt: skip
