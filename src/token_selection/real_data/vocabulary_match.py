@@ -83,8 +83,9 @@ def matched_vocabulary_settings(scale: str) -> dict[str, Any]:
 
 
 def run_matched_vocabulary(settings: dict[str, Any], *, progress: bool = False) -> dict[str, Any]:
-    """The matched review count at each ``min_count`` (beside the vocabulary of every training review), then the one-layer model trained jointly and with ``E``
-    frozen at random on the subset matched at the preset's ``min_count`` (its whole vocabulary kept)."""
+    """The matched review count at each ``min_count`` (beside the vocabulary of every training review), then the
+    one-layer model trained jointly and with ``E`` frozen at random on the subset matched at the preset's
+    ``min_count`` (its whole vocabulary kept)."""
     preset = real_data_settings(settings["scale"], settings["dataset"])
     matches = {}
     every = len(load_reviews(preset.dataset, "train").labels)
