@@ -24,6 +24,8 @@ from .paper_numbers import (
     VOCABULARY_SIZES,
 )
 
+VOCABULARY = "diagnosis-matched_vocabulary"
+"""The record of the training subsets whose own vocabulary has the rebuttal's size."""
 DIAGNOSIS_OF = {
     "trained_accuracy": "diagnosis-accuracy_reference",
     "frozen_accuracy": "diagnosis-frozen_capacity",
@@ -218,6 +220,28 @@ def accuracy_sentence(m: dict[str, Any], ours: dict[str, float]) -> str:
         f"[ours] A bag-of-words logistic regression on the same split and tokens reaches {parts}; our jointly trained "
         f"one-layer models come closest to {100 * TRAINED_ACCURACY:.0f} % on {closest[0]} ({100 * closest[1]:.1f} %). "
         f"[inferred] The rebuttal does not name the dataset of its ~95 %; {reading}."
+    )
+
+
+def vocabulary_sentence(m: dict[str, Any], target: int = VOCABULARY_SIZES["imdb"]) -> str:
+    """What the rebuttal's IMDB vocabulary (``target`` tokens seen in training) implies, from the matched-vocabulary
+    diagnosis ``m``: how many reviews give that vocabulary under each reading, and the accuracies on such a subset."""
+    matches = m["matches"]
+    every = next(iter(matches.values()))["all_reviews"]
+    readings = "; ".join(
+        f"words seen at least {count} time{'s' if int(count) > 1 else ''}: {match['all_vocabulary']:,} in all "
+        f"{every:,} training reviews, {target:,} in {match['limit']:,} of them ({match['vocabulary']:,} words)"
+        for count, match in sorted(matches.items(), key=lambda item: int(item[0]))
+    )
+    arms = m["arms"]
+    largest = max(match["limit"] for match in matches.values())
+    return (
+        f"[ours] {readings[:1].upper()}{readings[1:]}. Trained on the {m['n_train']:,} training reviews of the matched subset (its whole "
+        f"vocabulary of {m['vocab_size']:,} words kept), the one-layer model reaches "
+        f"{100 * arms['joint']['test_accuracy']:.1f} % jointly and {100 * arms['frozen_random']['test_accuracy']:.1f} % "
+        f"with E frozen at random. [inferred] With our tokeniser the rebuttal's {target:,} tokens seen in training "
+        f"imply at most {largest:,} of the {every:,} reviews, or another tokeniser; the sources state neither, and "
+        "the full preset matches the size by keeping the most frequent words instead."
     )
 
 

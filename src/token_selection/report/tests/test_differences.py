@@ -505,3 +505,24 @@ def test_the_converged_sentence_in_full_on_the_band_edges():
     assert "no budget reached the training-loss plateau" in df.converged_sentence(converged, spreads, "values")
     spreads["one_step"]["2.0"]["values"]["raw"] = 0.5 - 1e-9  # 8 | 2.0 just above the upper edge, 12x
     assert "8 epochs against a 2.0" not in df.converged_sentence(converged, spreads, "values")
+
+
+def test_the_vocabulary_sentence_names_both_readings_and_the_accuracies():
+    match = {"all_reviews": 25_000}
+    m = {
+        "matches": {
+            "10": {**match, "limit": 6_150, "vocabulary": 7_770, "all_vocabulary": 19_298},
+            "1": {**match, "limit": 440, "vocabulary": 7_760, "all_vocabulary": 73_004},
+        },
+        "vocab_size": 7_770, "n_train": 5_535, "n_test": 6_150,
+        "arms": {"joint": {"test_accuracy": 0.8312}, "frozen_random": {"test_accuracy": 0.7049}},
+    }  # fmt: skip
+    assert df.vocabulary_sentence(m) == (
+        "[ours] Words seen at least 1 time: 73,004 in all 25,000 training reviews, 7,766 in 440 of them (7,760 words); "
+        "words seen at least 10 times: 19,298 in all 25,000 training reviews, 7,766 in 6,150 of them (7,770 words). "
+        "Trained on the 5,535 training reviews of the matched subset (its whole vocabulary of 7,770 words kept), the "
+        "one-layer model reaches 83.1 % jointly and 70.5 % with E frozen at random. [inferred] With our tokeniser the "
+        "rebuttal's 7,766 tokens seen in training imply at most 6,150 of the 25,000 reviews, or another tokeniser; the "
+        "sources state neither, and the full preset matches the size by keeping the most frequent words instead."
+    )
+    assert "5,424 tokens seen" in df.vocabulary_sentence(m, target=5424)
