@@ -152,7 +152,7 @@ RECORDED_NUMBERS = ("correlation", "predicted_correlation", "slope", "final_cosi
 
 
 def draw_hero(result: ExplorerResult, *, width: float = 9.0) -> Figure:
-    """The three panels of ``result`` as a matplotlib ``Figure`` of ``width`` x ``0.36 * width`` inches.
+    """The three panels of ``result`` as a matplotlib ``Figure`` of ``width`` x ``0.34 * width`` inches.
 
     1. values ``E_s . v`` after one step against the signed frequency ``alpha_s``, with the fitted line;
     2. while ``p`` trains: the mean attention on relevant tokens and cos(p, p_mm) (log step axis);
@@ -163,8 +163,8 @@ def draw_hero(result: ExplorerResult, *, width: float = 9.0) -> Figure:
         raise ValueError("the front page's figure needs a run with a max-margin direction (final_cosine is None)")
     if not width > 0:
         raise ValueError(f"width must be a positive number of inches, got {width!r}")
-    fig = Figure(figsize=(width, 0.36 * width))
-    fig.subplots_adjust(left=0.07, right=0.99, bottom=0.17, top=0.8, wspace=0.3)
+    fig = Figure(figsize=(width, 0.34 * width))
+    fig.subplots_adjust(left=0.07, right=0.99, bottom=0.18, top=0.79, wspace=0.3)
     ax_step, ax_train, ax_score = fig.subplots(1, 3)
     size = HERO_FONT_SIZE
 
