@@ -25,6 +25,7 @@ from plotly.subplots import make_subplots
 from ..theory.plots import CLASS_COLORS, CLASS_LABELS
 from .config import DEFAULT_CONFIG
 from .grid import grid_point
+from .panels import scores_title
 
 ELEMENT_ID = "ch5-explorer"
 """The id of the figure's ``div`` in the page."""
@@ -34,7 +35,8 @@ BOOK_PLOTLYJS = "../_static/plotly.min.js"
 
 AXES = ("delta", "d", "T")
 SLIDER_PREFIX = {"delta": "delta (relevant rate) = ", "d": "d (embedding dim.) = ", "T": "T (sequence length) = "}
-PANEL_TITLES = ("1. one step on E", "2. training p", "3. final scores: the U-shape")
+PANEL_TITLES = ("1. one step on E", "2. training p", "3. final scores")
+"""The panels' titles; panel 3 adds, per point, which relevant tokens end on top (``panels.score_pattern``)."""
 GREEN = "#2ca02c"
 SPACING = 0.1
 """Horizontal gap between panels (share of the width): room for the y-axis title of the next panel."""
@@ -129,10 +131,11 @@ def _layout(grid: dict, point: dict) -> dict:
     """What changes with the point besides the traces: sliders, axis ranges, titles and sentences."""
     state = (point["delta"], point["d"], point["T"])
     notice = "<br>".join(textwrap.wrap(f"What to notice: {point['notice']}.", 120))
+    titles = (*PANEL_TITLES[:2], scores_title(point["ep"], grid["token_class"], first_line=PANEL_TITLES[2], newline="<br>"))
     annotations = [
         dict(text=title, x=x, y=1.0, xref="paper", yref="paper", xanchor="center", yanchor="bottom", showarrow=False,
              font=dict(size=14))
-        for title, x in zip(PANEL_TITLES, PANEL_CENTERS, strict=True)
+        for title, x in zip(titles, PANEL_CENTERS, strict=True)
     ]  # fmt: skip
     annotations.append(dict(text=_numbers(point, grid["config"]["settings"]["step_factor"]) + "<br>" + notice,
                             x=0.0, y=-0.7, xref="paper", yref="paper", xanchor="left", yanchor="top", align="left",

@@ -8,6 +8,7 @@ number a panel shows is known in advance.
 from __future__ import annotations
 
 import html
+import json
 import struct
 
 import matplotlib
@@ -19,7 +20,7 @@ from matplotlib.figure import Figure
 
 from token_selection.explorer import panels
 from token_selection.explorer.config import ExplorerConfig
-from token_selection.explorer.panels import draw_panels, figure_png, notice_html, show_panels
+from token_selection.explorer.panels import draw_hero, draw_panels, figure_png, hero_record, notice_html, show_panels, stale_parts
 from token_selection.theory.plots import CLASS_COLORS, CLASS_LABELS
 
 from .conftest import hand_made_result
@@ -125,7 +126,8 @@ def test_panel_three_and_the_figure_title(figure):
     ax = figure.axes[2]
     assert ax.get_xlabel() == r"importance: signed frequency $\alpha_s$"
     assert ax.get_ylabel() == r"$E_s \cdot p/\|p\|$ after training p"
-    assert ax.get_title() == "3. final scores\n(colours as in 1)"
+    # scores 3, 4 (positive), 2 (negative) against irrelevant -1, -1.5, -0.5: both classes above every irrelevant token
+    assert ax.get_title() == "3. final scores (colours as in 1)\nboth classes on top"
     assert not ax.get_lines() and ax.get_legend() is None
     assert figure._suptitle.get_text() == "delta=0.25, d=64, T=6, n=10, one step eta=2.5 eta*, p-steps=100, seed=3"
     assert figure._suptitle.get_fontsize() == 10
@@ -185,3 +187,100 @@ def test_show_panels_displays_the_figure_then_the_sentence(monkeypatch):
     (figure,) = drawn  # the PNG is of this result's panels
     assert len(figure.axes) == 3 and figure._suptitle.get_text() == result.config.label()
     assert sentence.data == f"<p><b>What to notice:</b> {html.escape(result.notice)}.</p>"
+
+
+@pytest.mark.parametrize(
+    ("scores", "words"),
+    [
+        ([3.0, 2.0, -1.0, -1.5, 4.0, -0.5], "both classes on top"),
+        ([3.0, 2.0, -1.0, -1.5, -0.6, -0.5], "some of both classes on top"),  # one positive token below -0.5
+        ([3.0, -2.0, -1.0, -1.5, 4.0, -0.5], "only positive tokens on top"),
+        ([-3.0, 2.0, -1.0, -1.5, -4.0, -0.5], "only negative tokens on top"),
+        ([-3.0, -2.0, -1.0, -1.5, -4.0, -0.5], "no relevant token on top"),
+        ([-0.5, 2.0, -1.0, -1.5, 4.0, -0.5], "some of both classes on top"),  # a tie with the best irrelevant is not above it
+    ],
+)
+def test_score_pattern_says_which_relevant_tokens_end_above_every_irrelevant_one(scores, words):
+    token_class = hand_made_result().token_class  # [1, -1, 0, 0, 1, 0]
+    assert panels.score_pattern(np.array(scores), token_class) == words
+    assert panels.score_pattern(scores, token_class.tolist()) == words  # lists, as the grid stores them
+    assert draw_panels(hand_made_result(scores=np.array(scores))).axes[2].get_title().endswith("\n" + words)
+
+
+def test_score_pattern_claims_nothing_without_a_score_or_a_class():
+    token_class = [1, -1, 0, 0, 1, 0]
+    assert panels.score_pattern([3.0, 2.0, None, -1.5, 4.0, -0.5], token_class) == ""
+    assert panels.score_pattern([3.0, 2.0, np.nan, -1.5, 4.0, -0.5], token_class) == ""
+    assert panels.score_pattern([3.0, 2.0, 1.0], [1, 1, 0]) == ""  # no negative class
+    assert panels.score_pattern([3.0, 2.0], [1, -1]) == ""  # no irrelevant token to rank against
+    assert panels.scores_title([3.0, 2.0], [1, -1]) == "3. final scores"
+    assert panels.scores_title([3.0, 2.0, 1.0], [1, -1, 0], newline="<br>") == "3. final scores<br>both classes on top"
+
+
+def test_score_pattern_refuses_mismatched_or_unknown_classes():
+    with pytest.raises(ValueError, match="same length, got 3 and 2"):
+        panels.score_pattern([1.0, 2.0, 3.0], [1, 0])
+    with pytest.raises(ValueError, match=r"only -1, 0 and \+1, got \[0, 1, 2\]"):
+        panels.score_pattern([1.0, 2.0, 3.0], [1, 0, 2])
+
+
+def test_every_pattern_fits_a_panel_title():
+    assert all(len(words) <= 30 for words in panels.SCORE_PATTERNS.values())
+
+
+# The front page's figure (draw_hero) and the record kept beside its image.
+
+
+def test_three_panels_with_plain_titles_and_panel_three_from_the_scores():
+    ax_step, ax_train, ax_score = draw_hero(hand_made_result()).axes
+    assert ax_step.get_title() == "1. one gradient step on $E$:\nvalues line up with importance"
+    assert ax_train.get_title() == "2. training $p$: attention moves\nonto the relevant tokens"
+    # scores 3, 4 (positive) and 2 (negative) above the irrelevant -1, -1.5, -0.5
+    assert ax_score.get_title() == "3. final scores $E_s\\cdot p$:\nboth classes on top"
+    one_class = hand_made_result(scores=np.array([3.0, -2.0, -1.0, -1.5, 4.0, -0.5]))
+    assert draw_hero(one_class).axes[2].get_title().endswith("\nonly positive tokens on top")
+
+
+def test_panel_one_shows_the_fit_and_the_correlation():
+    ax = draw_hero(hand_made_result()).axes[0]
+    (fit,) = ax.get_lines()
+    assert fit.get_xdata().tolist() == [-0.25, 0.75]
+    np.testing.assert_allclose(fit.get_ydata(), [0.5 + 2.5 * (-0.25 - 1 / 6), 0.5 + 2.5 * (0.75 - 1 / 6)])
+    assert [t.get_text() for t in ax.texts] == ["correlation 0.988"]
+
+
+def test_panel_two_draws_attention_and_cosine_after_step_zero():
+    ax = draw_hero(hand_made_result()).axes[1]
+    attention, cosine = ax.get_lines()
+    assert attention.get_xdata().tolist() == [1, 10, 100] == cosine.get_xdata().tolist()  # step 0 has no place on a log axis
+    assert attention.get_ydata().tolist() == [0.4, 0.8, 0.99] and cosine.get_ydata().tolist() == [0.5, 0.9, 0.96]
+    assert ax.get_xscale() == "log"
+
+
+def test_a_run_without_max_margin_direction_or_a_bad_width_is_refused():
+    with pytest.raises(ValueError, match="final_cosine is None"):
+        draw_hero(hand_made_result(final_cosine=None))
+    with pytest.raises(ValueError, match="positive number of inches, got 0"):
+        draw_hero(hand_made_result(), width=0)
+
+
+def test_the_record_holds_settings_numbers_words_and_the_drawing_hash():
+    record = hero_record(hand_made_result())
+    assert json.loads(json.dumps(record)) == record  # JSON-ready
+    assert record["config"]["d"] == 64 and record["config"]["seed"] == 3
+    assert record["numbers"]["correlation"] == 0.9876 and set(record["numbers"]) == set(panels.RECORDED_NUMBERS)
+    assert record["score_pattern"] == "both classes on top"
+    assert record["drawing_sha256"] == panels.drawing_sha256() and len(record["drawing_sha256"]) == 64
+
+
+def test_stale_parts_names_what_changed():
+    recorded = hero_record(hand_made_result())
+    assert stale_parts(recorded, hero_record(hand_made_result())) == []
+    nudged = hero_record(hand_made_result(correlation=0.9876 * (1 + 1e-9)))
+    assert stale_parts(recorded, nudged) == []  # within rtol 1e-6
+    moved = hero_record(hand_made_result(correlation=0.9, scores=np.array([3.0, -2.0, -1.0, -1.5, 4.0, -0.5])))
+    assert stale_parts(recorded, moved) == ["score_pattern", "numbers.correlation"]
+    assert stale_parts(recorded | {"drawing_sha256": "0" * 64}, recorded) == ["drawing_sha256"]
+    assert stale_parts({}, recorded) == ["config", "score_pattern", "drawing_sha256"] + [
+        f"numbers.{name}" for name in panels.RECORDED_NUMBERS
+    ]

@@ -63,13 +63,13 @@ def test_each_slider_step_changes_its_own_setting_only(hand_figure):
 
 def test_panel_titles_sit_over_their_panels(hand_figure):
     figure = hand_figure
-    titles = [a for a in figure.layout.annotations if a.text in PANEL_TITLES]
-    assert [a.text for a in titles] == list(PANEL_TITLES)
+    titles = [a for a in figure.layout.annotations if a.text.split("<br>")[0] in PANEL_TITLES]
+    assert [a.text for a in titles] == [*PANEL_TITLES[:2], "3. final scores<br>both classes on top"]
     for title, axis in zip(titles, ("xaxis", "xaxis2", "xaxis3"), strict=True):
         lo, hi = figure.layout[axis].domain
         assert title.x == pytest.approx((lo + hi) / 2, abs=1e-9)
-        # the gap between panels (0.1 of the width, ~100 px on a book page) needs titles under ~30 characters
-        assert len(title.text) <= 30
+        # the gap between panels (0.1 of the width, ~100 px on a book page) needs title lines under ~30 characters
+        assert all(len(line) <= 30 for line in title.text.split("<br>"))
     assert all(figure.layout[axis].automargin for axis in ("xaxis", "yaxis", "yaxis2", "yaxis3"))
 
 
@@ -204,7 +204,8 @@ def test_the_layout_of_a_point_its_ranges_titles_and_sentence(hand_grid):
     assert layout["yaxis3"]["range"] == pytest.approx([-1.5 - 0.33, 4.0 + 0.33])
     assert layout["xaxis2"]["range"] == pytest.approx([0.0, 3.05])  # log10 of the last step, 1000
     titles, numbers = layout["annotations"][:3], layout["annotations"][3]
-    assert [(a["text"], a["x"], a["y"]) for a in titles] == list(zip(PANEL_TITLES, PANEL_CENTERS, [1.0] * 3, strict=True))
+    expected = [*PANEL_TITLES[:2], "3. final scores<br>both classes on top"]
+    assert [(a["text"], a["x"], a["y"]) for a in titles] == list(zip(expected, PANEL_CENTERS, [1.0] * 3, strict=True))
     for title in titles:
         assert (title["xref"], title["yref"], title["xanchor"], title["yanchor"]) == ("paper", "paper", "center", "bottom")
         assert title["showarrow"] is False and title["font"] == {"size": 14}
@@ -298,3 +299,31 @@ def test_the_sentence_is_wrapped_at_120_characters_on_the_boundary(hand_grid):
     assert fits.endswith("<br>What to notice: " + "a" * 101 + " b.")
     broken = _layout(hand_grid, _point(8, notice="a" * 102 + " b"))["annotations"][3]["text"]
     assert broken.endswith("<br>What to notice: " + "a" * 102 + "<br>b.")
+
+
+@pytest.mark.parametrize(
+    ("ep", "words"),
+    [
+        ([3.0, 2.0, -1.0, -1.5, 4.0, -0.5], "both classes on top"),
+        ([3.0, -2.0, -1.0, -1.5, 4.0, -0.5], "only positive tokens on top"),  # the negative token sinks
+        ([-3.0, 2.0, -1.0, -1.5, -4.0, -0.5], "only negative tokens on top"),
+        ([3.0, 2.0, -1.0, -1.5, -4.0, -0.5], "some of both classes on top"),  # one positive token below
+        ([-3.0, -2.0, -1.0, -1.5, -4.0, -0.5], "no relevant token on top"),
+    ],
+)
+def test_panel_three_title_says_what_the_point_scores_show(hand_grid, ep, words):
+    # computed per point from its own scores: a title never claims a shape its panel does not show
+    title = _layout(hand_grid, _point(8, ep=ep))["annotations"][2]["text"]
+    assert title == f"3. final scores<br>{words}"
+
+
+def test_each_frame_carries_its_own_panel_three_title(hand_grid):
+    hand_grid["points"][0]["ep"] = [3.0, -2.0, -1.0, -1.5, 4.0, -0.5]
+    figure = static_figure(hand_grid, start=(0.1, 64, 8))
+    titles = [frame.layout.annotations[2].text for frame in figure.frames]
+    assert titles == ["3. final scores<br>only positive tokens on top", "3. final scores<br>both classes on top"]
+
+
+def test_a_point_with_a_missing_score_gets_the_neutral_title(hand_grid):
+    title = _layout(hand_grid, _point(8, ep=[3.0, 2.0, None, -1.5, 4.0, -0.5]))["annotations"][2]["text"]
+    assert title == PANEL_TITLES[2]
