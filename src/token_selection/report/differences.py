@@ -230,7 +230,8 @@ def vocabulary_sentence(m: dict[str, Any], target: int = VOCABULARY_SIZES["imdb"
     every = next(iter(matches.values()))["all_reviews"]
     readings = "; ".join(
         f"words seen at least {count} time{'s' if int(count) > 1 else ''}: {match['all_vocabulary']:,} in all "
-        f"{every:,} training reviews, {target:,} in {match['limit']:,} of them ({match['vocabulary']:,} words)"
+        f"{every:,} training reviews; a draw of {match['limit']:,} of them comes closest to {target:,} "
+        f"({match['vocabulary']:,} words)"
         for count, match in sorted(matches.items(), key=lambda item: int(item[0]))
     )
     arms = m["arms"]

@@ -518,8 +518,9 @@ def test_the_vocabulary_sentence_names_both_readings_and_the_accuracies():
         "arms": {"joint": {"test_accuracy": 0.8312}, "frozen_random": {"test_accuracy": 0.7049}},
     }  # fmt: skip
     assert df.vocabulary_sentence(m) == (
-        "[ours] Words seen at least 1 time: 73,004 in all 25,000 training reviews, 7,766 in 440 of them (7,760 words); "
-        "words seen at least 10 times: 19,298 in all 25,000 training reviews, 7,766 in 6,150 of them (7,770 words). "
+        "[ours] Words seen at least 1 time: 73,004 in all 25,000 training reviews; a draw of 440 of them comes closest "
+        "to 7,766 (7,760 words); words seen at least 10 times: 19,298 in all 25,000 training reviews; a draw of 6,150 "
+        "of them comes closest to 7,766 (7,770 words). "
         "Trained on the 5,535 training reviews of the matched subset (its whole vocabulary of 7,770 words kept), the "
         "one-layer model reaches 83.1 % jointly and 70.5 % with E frozen at random. [inferred] With our tokeniser the "
         "rebuttal's 7,766 tokens seen in training imply at most 6,150 of the 25,000 reviews, or another tokeniser; the "
