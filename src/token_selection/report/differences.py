@@ -237,7 +237,8 @@ def vocabulary_sentence(m: dict[str, Any], target: int = VOCABULARY_SIZES["imdb"
     arms = m["arms"]
     largest = max(match["limit"] for match in matches.values())
     return (
-        f"[ours] {readings[:1].upper()}{readings[1:]}. Trained on the {m['n_train']:,} training reviews of the matched subset (its whole "
+        f"[ours] {readings[:1].upper()}{readings[1:]}. Trained on the {m['n_train']:,} training reviews of the "
+        "matched subset (its whole "
         f"vocabulary of {m['vocab_size']:,} words kept), the one-layer model reaches "
         f"{100 * arms['joint']['test_accuracy']:.1f} % jointly and {100 * arms['frozen_random']['test_accuracy']:.1f} % "
         f"with E frozen at random. [inferred] With our tokeniser the rebuttal's {target:,} tokens seen in training "
