@@ -47,7 +47,7 @@ GRIDS: dict[str, dict[str, tuple]] = {  # grid: (fast, full)
     "frozen_epochs": ((5, 20, 60), (5, 20, 60)),
     "step_factor": ((0.5, 2.0, 8.0, 14.0), (0.5, 2.0, 8.0, 14.0)),
     "joint_epochs": ((1, 3, 8), (1, 3, 10)),
-    "converged_epochs": ((8, 16, 32), (10, 20, 40)),
+    "converged_epochs": ((8, 16, 32), (10, 40, 80)),
     "shape_epochs": ((1, 3, 8), (1, 3)),
     "shape_seeds": ((0, 1), (0, 1)),
     "baseline_C": ((0.01, 0.1, 1.0), (0.01, 0.03, 0.1, 0.3, 1.0)),
