@@ -80,19 +80,22 @@ MODULES: dict[str, list[str]] = {
     # test_trainer, test_yelp_stars) stay in the unit suite but not here, where every surviving mutant would retrain
     "real_data/settings.py": _tests("real_data", "test_settings"),
     "real_data/arms.py": _tests("real_data", "test_arms"),
-    "real_data/registry.py": _tests("real_data", "test_registry"),
+    "real_data/registry.py": _tests("real_data", "test_registry", "test_converged_joint"),
     "real_data/reviews.py": _tests("real_data", "test_reviews", "test_reviews_boundaries"),
     "real_data/yelp_stars.py": _tests("real_data", "test_yelp_stars_boundaries"),
     "real_data/encoding.py": _tests("real_data", "test_encoding", "test_encoding_boundaries", "test_staleness"),
     "real_data/checkpoints.py": _tests("real_data", "test_checkpoints", "test_checkpoints_boundaries", "test_staleness"),
-    "real_data/pipeline.py": _tests("real_data", "test_pipeline_parts", "test_staleness"),
-    "real_data/trainer.py": _tests("real_data", "test_trainer_boundaries", "test_trainer_parts", "test_staleness"),
+    "real_data/pipeline.py": _tests("real_data", "test_pipeline_parts", "test_staleness", "test_converged_joint"),
+    "real_data/trainer.py": _tests(
+        "real_data", "test_trainer_boundaries", "test_trainer_parts", "test_staleness", "test_converged_joint"
+    ),
     "real_data/two_layer_model.py": _tests("real_data", "test_two_layer_model"),
     "real_data/attention_variants.py": _tests("real_data", "test_attention_variants"),
     "real_data/measurements.py": _tests("real_data", "test_measurements", "test_measurements_parts"),
     "real_data/figures.py": _tests("real_data", "test_figures", "test_figures_parts"),
     "real_data/exercises.py": _tests("real_data", "test_exercises", "test_exercise_cases"),
-    "real_data/diagnoses.py": _tests("real_data", "test_diagnoses", "test_diagnoses_runs"),
+    "real_data/diagnoses.py": _tests("real_data", "test_diagnoses", "test_diagnoses_runs", "test_converged_joint"),
+    "real_data/vocabulary_match.py": _tests("real_data", "test_vocabulary_match"),
     # the explorer
     "explorer/config.py": _tests("explorer", "test_config", "test_config_boundaries"),
     "explorer/compute.py": _tests("explorer", "test_compute", "test_compute_boundaries"),
