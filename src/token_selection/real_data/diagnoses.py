@@ -241,7 +241,8 @@ def converged_joint_settings(scale: str) -> dict[str, Any]:
 
 
 def run_converged_joint(settings: dict[str, Any], *, progress: bool = False) -> dict[str, Any]:
-    """Per budget: the spreads of ``E_s . v`` and ``E_s . p`` (``spreads``), the training loss and validation
+    """Per budget: the spreads of ``E_s . v`` and ``E_s . p`` (``spreads``) and their shapes by the course's shape rule
+    (with the arms' rank correlations), the training loss and validation
     accuracy per epoch, the kept (last) and the best-validation epoch, the test accuracy, ``|p|``, and whether
     the training loss reached a plateau (``plateau_drop`` below ``settings["plateau_drop"]``)."""
     preset = _preset(settings)
@@ -254,7 +255,13 @@ def run_converged_joint(settings: dict[str, Any], *, progress: bool = False) -> 
         with torch.no_grad():
             values, scores = run.model.token_values(), run.model.token_scores()
         drop = plateau_drop(history.train_loss)
+        shapes = {}
+        for quantity, per_token in (("values", values), ("scores", scores)):
+            verdict = classify_shape(x.numpy(), per_token.detach().double().cpu().numpy(), n_boot=preset.n_boot, seed=0)
+            shapes[quantity] = {"shape": verdict.shape, "spearman": verdict.spearman,
+                                "left_spearman": verdict.left_spearman, "right_spearman": verdict.right_spearman}  # fmt: skip
         points[str(epochs)] = {
+            "shapes": shapes,
             "values": spreads(x, values),
             "scores": spreads(x, scores),
             "train_loss": history.train_loss,

@@ -15,6 +15,7 @@ from token_selection.real_data.registry import MODE_LABELS, TRAINING_MODES
 from token_selection.real_data.registry import OneLayerAttention as CLSAttention
 from token_selection.real_data.settings import real_data_settings
 from token_selection.real_data.trainer import TrainingHistory, accuracy, train_model
+from token_selection.theory.shape import classify_shape
 
 
 def test_keeping_the_last_epoch_runs_the_whole_budget_and_holds_its_parameters(toy):
@@ -120,10 +121,22 @@ class _Scored(torch.nn.Module):
         return self._scores
 
 
+_GAPS = torch.linspace(-0.99, 0.99, 12, dtype=torch.float64)
+X_TOKENS = torch.cat([_GAPS, _GAPS + 0.004, torch.tensor([float("nan")], dtype=torch.float64)])
+"""Posterior gaps of 25 tokens in pairs that share a bin, the last never seen often enough (NaN)."""
+
+
+def _values(k: float) -> list[float]:
+    """Low in the middle, high at both ends; the two tokens of a pair differ by k: every bin has a spread."""
+    return [k * (i - 6) ** 2 for i in range(12)] + [k * ((i - 6) ** 2 + 1) for i in range(12)] + [9.0]
+
+
+SCORES = [1.0, -2.0, 0.5, 0.0, 7.0, 3.0, 2.5, -1.0, 0.25, 4.0, -3.0, 1.5] * 2 + [7.0]
+
+
 def test_the_converged_runner_trains_each_budget_to_its_end_and_records_its_loss(monkeypatch):
-    x = torch.tensor([-0.99, -0.96, 0.02, 0.08, float("nan")], dtype=torch.float64)
-    monkeypatch.setattr(dg, "load_data", lambda s, *, progress: SimpleNamespace(train="TRAIN", vocab_size=5))
-    monkeypatch.setattr(dg, "token_importance", lambda train, V, *, min_count: (x, None))
+    monkeypatch.setattr(dg, "load_data", lambda s, *, progress: SimpleNamespace(train="TRAIN", vocab_size=25))
+    monkeypatch.setattr(dg, "token_importance", lambda train, V, *, min_count: (X_TOKENS, None))
     runs = []
 
     def run(kind, mode, s, data, progress):
@@ -131,8 +144,7 @@ def test_the_converged_runner_trains_each_budget_to_its_end_and_records_its_loss
         losses = [1.0 / (e + 1) for e in range(s.epochs)]
         history = TrainingHistory(list(range(1, s.epochs + 1)), losses, [0.5] * s.epochs, [0.6] * s.epochs,
                                   [1.0] * s.epochs, best_epoch=1, kept_last=True)  # fmt: skip
-        k = float(s.epochs)
-        model = _Scored([k, 3 * k, 0.0, 4 * k, 9.0], [1.0, -2.0, 0.5, 0.0, 7.0], [3.0, 4.0])
+        model = _Scored(_values(float(s.epochs)), SCORES, [3.0, 4.0])
         return SimpleNamespace(test_accuracy=0.8 + s.epochs / 1000, history=history, model=model)
 
     monkeypatch.setattr(dg, "_run", run)
@@ -142,8 +154,19 @@ def test_the_converged_runner_trains_each_budget_to_its_end_and_records_its_loss
     point = result["joint"]["8"]
     assert point["kept_epoch"] == 8 and point["best_epoch"] == 1 and point["test_accuracy"] == pytest.approx(0.808)
     assert point["train_loss"] == [1.0 / (e + 1) for e in range(8)]
-    assert point["values"]["equal_bins"] == pytest.approx(1.5 * 8)  # the spreads scale with the values
-    assert point["p_norm"] == pytest.approx(5.0) and point["score_range"] == pytest.approx(9.0)
+    values = torch.tensor(_values(8.0), dtype=torch.float64)
+    assert point["values"] == dg.spreads(X_TOKENS, values) and point["values"]["raw"] > 0
+    assert point["scores"] == dg.spreads(X_TOKENS, torch.tensor(SCORES, dtype=torch.float64))
+    assert point["p_norm"] == pytest.approx(5.0) and point["score_range"] == pytest.approx(10.0)
+    finite = X_TOKENS.isfinite()
+    n_boot = real_data_settings("fast", "imdb").n_boot
+    for quantity, per_token in (("values", values), ("scores", torch.tensor(SCORES, dtype=torch.float64))):
+        verdict = classify_shape(X_TOKENS[finite].numpy(), per_token[finite].numpy(), n_boot=n_boot, seed=0)
+        assert point["shapes"][quantity] == {
+            "shape": verdict.shape, "spearman": verdict.spearman,
+            "left_spearman": verdict.left_spearman, "right_spearman": verdict.right_spearman,
+        }  # fmt: skip
+    assert point["shapes"]["values"]["shape"] == "U-shaped"  # k (i - 6)^2: low in the middle, high at both ends
     # 8 epochs, window 2: 1/6 - 1/8; 16 epochs, window 4: 1/12 - 1/16 = 1/48
     assert point["plateau_drop"] == pytest.approx(1 / 6 - 1 / 8) and point["plateau"] is False
     assert result["joint"]["16"]["plateau_drop"] == pytest.approx(1 / 48)
@@ -155,11 +178,10 @@ def test_the_converged_runner_trains_each_budget_to_its_end_and_records_its_loss
 
 
 def test_the_converged_runner_refuses_budgets_that_return_one_model(monkeypatch):
-    monkeypatch.setattr(dg, "load_data", lambda s, *, progress: SimpleNamespace(train="TRAIN", vocab_size=2))
-    x = torch.tensor([-0.5, 0.5], dtype=torch.float64)
-    monkeypatch.setattr(dg, "token_importance", lambda train, V, *, min_count: (x, None))
+    monkeypatch.setattr(dg, "load_data", lambda s, *, progress: SimpleNamespace(train="TRAIN", vocab_size=25))
+    monkeypatch.setattr(dg, "token_importance", lambda train, V, *, min_count: (X_TOKENS, None))
     history = TrainingHistory([1, 2, 3], [0.3, 0.2, 0.1], [0.5] * 3, [0.6] * 3, [1.0] * 3, best_epoch=3)
-    model = _Scored([1.0, 2.0], [0.0, 1.0], [1.0])
+    model = _Scored(_values(1.0), SCORES, [1.0])
     monkeypatch.setattr(dg, "_run", lambda *a: SimpleNamespace(test_accuracy=0.7, history=history, model=model))
     with pytest.raises(ValueError, match="budgets 3 and 10 hold the same model"):
         dg.run_converged_joint({"scale": "fast", "dataset": "imdb", "epochs": [3, 10], "plateau_drop": 0.01})
