@@ -223,6 +223,22 @@ def accuracy_sentence(m: dict[str, Any], ours: dict[str, float]) -> str:
     )
 
 
+def converged_shape_sentence(c: dict[str, Any], quantity: str) -> str:
+    """The shape of ``E_s . v`` (``quantity="values"``) or ``E_s . p`` (``"scores"``) when the jointly trained model
+    is taken at the end of each budget (``c``, the converged-joint metrics): the shape rule's verdict, the rank
+    correlation, and for a U the two arms' correlations."""
+    label = {"values": "E_s . v", "scores": "E_s . p"}[quantity]
+    parts = []
+    for budget in sorted(c["joint"], key=float):
+        shape = c["joint"][budget]["shapes"][quantity]
+        arms = f", arms {shape['left_spearman']:+.2f} and {shape['right_spearman']:+.2f}" if shape["shape"] == "U-shaped" else ""
+        parts.append(f"{budget} epochs {shape['shape']} (Spearman {shape['spearman']:+.2f}{arms})")
+    return (
+        f"[ours] Trained jointly to the end of each budget (the last epoch kept, no early stopping), {label} reads: "
+        f"{'; '.join(parts)}."
+    )
+
+
 def vocabulary_sentence(m: dict[str, Any], target: int = VOCABULARY_SIZES["imdb"]) -> str:
     """What the rebuttal's IMDB vocabulary (``target`` tokens seen in training) implies, from the matched-vocabulary
     diagnosis ``m``: how many reviews give that vocabulary under each reading, and the accuracies on such a subset."""
@@ -270,6 +286,12 @@ def why_differs(key: str, scale: str) -> str:
     """The sentence for claim ``key`` at ``scale`` ("" when no diagnosis belongs to the claim)."""
     if key == "global":
         return global_sentence(scale)
+    if key in ("joint_values", "joint_scores"):
+        converged = diagnosis(CONVERGED, scale)
+        if converged is None:
+            command = "make full" if scale == "full" else "make records"
+            return f"No {scale} record {CONVERGED} yet: produce it with {command}."
+        return converged_shape_sentence(converged, key.removeprefix("joint_"))
     name = DIAGNOSIS_OF.get(key)
     if name is None:
         return ""

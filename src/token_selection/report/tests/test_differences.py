@@ -527,3 +527,23 @@ def test_the_vocabulary_sentence_names_both_readings_and_the_accuracies():
         "sources state neither, and the full preset matches the size by keeping the most frequent words instead."
     )
     assert "5,424 tokens seen" in df.vocabulary_sentence(m, target=5424)
+
+
+def test_the_converged_shape_sentence_gives_each_budget_its_verdict_and_a_us_arms(records):
+    def shape(name, rho, left=float("nan"), right=float("nan")):
+        return {"shape": name, "spearman": rho, "left_spearman": left, "right_spearman": right}
+
+    converged = {"joint": {
+        "40": {"shapes": {"values": shape("increasing", 0.78), "scores": shape("U-shaped", -0.04, -0.55, 0.49)}},
+        "8": {"shapes": {"values": shape("increasing", 0.82), "scores": shape("flat", 0.01)}},
+    }}  # fmt: skip
+    assert df.converged_shape_sentence(converged, "scores") == (
+        "[ours] Trained jointly to the end of each budget (the last epoch kept, no early stopping), E_s . p reads: "
+        "8 epochs flat (Spearman +0.01); 40 epochs U-shaped (Spearman -0.04, arms -0.55 and +0.49)."
+    )
+    assert "E_s . v reads: 8 epochs increasing (Spearman +0.82); 40 epochs increasing" in df.converged_shape_sentence(
+        converged, "values"
+    )
+    assert df.why_differs("joint_values", "fast") == "No fast record diagnosis-converged_joint yet: produce it with make records."
+    write_record("diagnosis-converged_joint", "full", protocol="p", settings={}, metrics=converged)
+    assert df.why_differs("joint_scores", "full") == df.converged_shape_sentence(converged, "scores")
