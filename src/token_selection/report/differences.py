@@ -102,7 +102,7 @@ def spread_sentence(m: dict[str, Any], quantity: str) -> str:
     readings = m["ratios"][quantity]
     default = _default_pair(m)
     parts, near = [], []
-    for reading, label in (("raw", "raw"), ("equal_bins", "20 equal bins"), ("scale_free", "scale-free")):
+    for reading, label in (("raw", "raw"), ("equal_bins", "20 equal bins"), ("scale_free", "raw over the tokens' overall std")):
         values = {k: v for k, v in readings[reading].items() if v is not None}
         if not values:
             continue
@@ -186,6 +186,14 @@ def _pair_words(key: str) -> str:
     return f"{epochs} joint epochs against a {factor} eta* step"
 
 
+def _varies(rows: list[dict[str, Any]], fixed: tuple[str, ...]) -> bool:
+    """Whether the shape differs between rows that agree on every key of ``fixed``."""
+    groups: dict[tuple, set[str]] = {}
+    for r in rows:
+        groups.setdefault(tuple(r[k] for k in fixed), set()).add(r["shape"])
+    return any(len(shapes) > 1 for shapes in groups.values())
+
+
 def shape_sentence(m: dict[str, Any], kind: str) -> str:
     rows = [r for r in m["rows"] if r["kind"] == kind]
     by_reading: dict[str, Counter] = {}
@@ -193,17 +201,27 @@ def shape_sentence(m: dict[str, Any], kind: str) -> str:
         by_reading.setdefault(r["reading"], Counter())[r["shape"]] += 1
     epochs = sorted({r["epochs"] for r in rows})
     seeds = sorted({r["seed"] for r in rows})
+    trainings = len({(r["epochs"], r["seed"]) for r in rows})
     readings = "; ".join(
         f"{reading}: " + ", ".join(f"{n} {shape}" for shape, n in counts.most_common()) for reading, counts in by_reading.items()
     )
-    u_shaped = sum(r["shape"] == "U-shaped" for r in rows)
-    return f"[ours] Over training lengths {epochs} epochs and initial draws {seeds} ({len(rows)} runs in all): {readings}. " + (
-        "[inferred] A U-shape appears in some runs, so the shape depends on how long and from where the model is "
-        "trained, which the rebuttal does not state."
-        if u_shaped
-        else "[inferred] No run is U-shaped: the difference is not one of training length or initial draw; the "
-        "rebuttal's models and data differ from ours in ways its text does not fix."
+    measured = (
+        f"[ours] Over training lengths {epochs} epochs (best validation epoch kept) and initial draws {seeds} "
+        f"({trainings} trainings, {len(by_reading)} score reading{'s' if len(by_reading) > 1 else ''} each): {readings}. "
     )
+    if not any(r["shape"] == "U-shaped" for r in rows):
+        return measured + (
+            "[inferred] No run is U-shaped: the difference is not one of training length or initial draw; the "
+            "rebuttal's models and data differ from ours in ways its text does not fix."
+        )
+    length, draw = _varies(rows, ("seed", "reading")), _varies(rows, ("epochs", "reading"))
+    causes = {
+        (True, True): "on both the training length and the initial draw",
+        (False, True): "on the initial draw, not on the training length (for a given draw every length gives one shape)",
+        (True, False): "on the training length, not on the initial draw (for a given length every draw gives one shape)",
+        (False, False): "on which score is read, not on the training length or the initial draw",
+    }[(length, draw)]
+    return measured + f"[inferred] A U-shape appears in some runs: the shape depends {causes}, which the rebuttal does not state."
 
 
 def accuracy_sentence(m: dict[str, Any], ours: dict[str, float]) -> str:
@@ -212,7 +230,7 @@ def accuracy_sentence(m: dict[str, Any], ours: dict[str, float]) -> str:
     below = [name for name, v in m.items() if v["test_accuracy"] < TRAINED_ACCURACY - 0.02]
     reading = (
         f"even the linear baseline stays more than 2 points below it on {', '.join(below)}, so the level there is set "
-        "by the data and the review length more than by the model"
+        "by the data more than by the model (the review length is not varied here)"
         if below
         else "the linear baseline reaches it, so our attention models fall short of what the words allow"
     )

@@ -232,9 +232,9 @@ def test_spread_sentence_in_full():
     grid["ratios"]["scores"]["scale_free"] = {"3|8.0": 0.6, "3|2.0": 1.5}
     assert df.spread_sentence(grid, "scores") == (
         "[ours] The joint / one-step ratio of per-bin spreads reads raw 0.80x at the preset (from 0.80x to 0.80x over "
-        "the grid); scale-free n/a at the preset (from 0.60x to 1.50x over the grid): no reading, step size or "
-        "early-stopped training length gives a ratio within a factor 1.5 of 6x. [inferred] The rebuttal's ratio depends on a "
-        "protocol it does not state (step size, training length, bins)."
+        "the grid); raw over the tokens' overall std n/a at the preset (from 0.60x to 1.50x over the grid): no "
+        "reading, step size or early-stopped training length gives a ratio within a factor 1.5 of 6x. [inferred] The "
+        "rebuttal's ratio depends on a protocol it does not state (step size, training length, bins)."
     )
 
 
@@ -261,14 +261,15 @@ def test_shape_sentence_in_full_counts_each_reading_of_its_own_kind():
     rows = [{"kind": "key_query", "epochs": e, "seed": s, "reading": r, "shape": sh} for e, s, r, sh in runs]
     rows.append({"kind": "mlp", "epochs": 9, "seed": 7, "reading": "x", "shape": "U-shaped"})
     assert df.shape_sentence({"rows": rows}, "key_query") == (
-        "[ours] Over training lengths [1, 5] epochs and initial draws [0, 1] (5 runs in all): p . W2 E_s: 2 decreasing, "
-        "1 U-shaped; E_s . v: 2 flat. [inferred] A U-shape appears in some runs, so the shape depends on how long and "
-        "from where the model is trained, which the rebuttal does not state."
+        "[ours] Over training lengths [1, 5] epochs (best validation epoch kept) and initial draws [0, 1] (3 trainings, "
+        "2 score readings each): p . W2 E_s: 2 decreasing, 1 U-shaped; E_s . v: 2 flat. [inferred] A U-shape appears "
+        "in some runs: the shape depends on which score is read, not on the training length or the initial draw, "
+        "which the rebuttal does not state."
     )
     assert df.shape_sentence({"rows": rows}, "mlp") == (
-        "[ours] Over training lengths [9] epochs and initial draws [7] (1 runs in all): x: 1 U-shaped. [inferred] A "
-        "U-shape appears in some runs, so the shape depends on how long and from where the model is trained, which "
-        "the rebuttal does not state."
+        "[ours] Over training lengths [9] epochs (best validation epoch kept) and initial draws [7] (1 trainings, 1 "
+        "score reading each): x: 1 U-shaped. [inferred] A U-shape appears in some runs: the shape depends on which "
+        "score is read, not on the training length or the initial draw, which the rebuttal does not state."
     )
     flat = [dict(r, shape="flat") for r in rows if r["kind"] == "key_query"]
     assert df.shape_sentence({"rows": flat}, "key_query").endswith(
@@ -284,7 +285,7 @@ def test_accuracy_sentence_in_full():
         "[ours] A bag-of-words logistic regression on the same split and tokens reaches imdb 87.4 %, yelp_polarity "
         "94.1 %; our jointly trained one-layer models come closest to 95 % on yelp_polarity (90.3 %). [inferred] The "
         "rebuttal does not name the dataset of its ~95 %; even the linear baseline stays more than 2 points below it "
-        "on imdb, so the level there is set by the data and the review length more than by the model."
+        "on imdb, so the level there is set by the data more than by the model (the review length is not varied here)."
     )
     assert df.accuracy_sentence({"imdb": {"test_accuracy": 0.95}}, {"imdb": 0.862, "yelp_polarity": 0.85}).endswith(
         "our jointly trained one-layer models come closest to 95 % on imdb (86.2 %). [inferred] The rebuttal does not "
@@ -547,3 +548,27 @@ def test_the_converged_shape_sentence_gives_each_budget_its_verdict_and_a_us_arm
     assert df.why_differs("joint_values", "fast") == "No fast record diagnosis-converged_joint yet: produce it with make records."
     write_record("diagnosis-converged_joint", "full", protocol="p", settings={}, metrics=converged)
     assert df.why_differs("joint_scores", "full") == df.converged_shape_sentence(converged, "scores")
+
+
+@pytest.mark.parametrize(
+    ("shapes", "cause"),
+    [
+        # (epochs, seed) -> shape of one reading
+        (
+            {(1, 0): "U-shaped", (3, 0): "U-shaped", (1, 1): "flat", (3, 1): "flat"},
+            "on the initial draw, not on the training length",
+        ),
+        (
+            {(1, 0): "U-shaped", (3, 0): "flat", (1, 1): "U-shaped", (3, 1): "flat"},
+            "on the training length, not on the initial draw",
+        ),
+        (
+            {(1, 0): "U-shaped", (3, 0): "flat", (1, 1): "flat", (3, 1): "flat"},
+            "on both the training length and the initial draw",
+        ),
+    ],
+)
+def test_the_shape_sentence_says_which_axis_changes_the_shape(shapes, cause):
+    rows = [{"kind": "mlp", "epochs": e, "seed": s, "reading": "E_s . p", "shape": sh} for (e, s), sh in shapes.items()]
+    sentence = df.shape_sentence({"rows": rows}, "mlp")
+    assert f"the shape depends {cause}" in sentence and "(2 trainings" not in sentence and "(4 trainings" in sentence
