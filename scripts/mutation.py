@@ -95,7 +95,7 @@ MODULES: dict[str, list[str]] = {
     "real_data/figures.py": _tests("real_data", "test_figures", "test_figures_parts"),
     "real_data/exercises.py": _tests("real_data", "test_exercises", "test_exercise_cases"),
     "real_data/diagnoses.py": _tests("real_data", "test_diagnoses", "test_diagnoses_runs", "test_converged_joint"),
-    "real_data/vocabulary_match.py": _tests("real_data", "test_vocabulary_match"),
+    "real_data/vocabulary_match.py": _tests("real_data", "test_vocabulary_match", "test_vocabulary_match_parts"),
     # the explorer
     "explorer/config.py": _tests("explorer", "test_config", "test_config_boundaries"),
     "explorer/compute.py": _tests("explorer", "test_compute", "test_compute_boundaries"),
