@@ -66,6 +66,34 @@ def test_a_cell_already_removed_or_the_set_up_cell_is_left_alone():
     assert report.changes == []
 
 
+def test_check_cells_are_folded_and_nothing_else_is():
+    nb = tidied(
+        "x = 1\nassert x == 1",
+        "for k in range(2):\n    if k:\n        assert k > 0, 'deep'",
+        "print('assert nothing')  # assert in a comment",
+        "%time y = 2\nassert y",
+        "z = 3\n# assert z == 3",
+        "assert True",
+    )
+    tags = [cell.metadata.get("tags") for cell in nb.cells[2:]]
+    assert tags == [["hide-input"], ["hide-input"], None, ["hide-input"], None, ["hide-input"]]
+
+
+@pytest.mark.parametrize("tag", ["hide-input", "hide-cell", "remove-input", "remove-cell"])
+def test_a_check_cell_already_out_of_the_reading_path_keeps_its_tags(tag):
+    nb = notebook("assert 1")
+    nb.cells[2].metadata["tags"] = [tag, "nbval-check-output"]
+    out, report = tidy.tidy(nb, str(ROOT / "notebooks" / "probe.ipynb"), LIMIT)
+    assert out.cells[2].metadata["tags"] == [tag, "nbval-check-output"] and report.changes == []
+
+
+def test_the_set_up_cell_is_not_folded_for_an_assert():
+    nb = notebook()
+    nb.cells[1].source = "assert True"
+    out, _ = tidy.tidy(nb, str(ROOT / "notebooks" / "probe.ipynb"), LIMIT)
+    assert out.cells[1].metadata == {}
+
+
 def _value(source: str) -> object:
     """What ``source`` binds to ``s`` (the names it formats are given)."""
     namespace = {"x": 1.23456, "name": "alpha", "items": [1, 2]}

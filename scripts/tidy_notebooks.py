@@ -10,7 +10,11 @@ For every chapter (``notebooks/*.ipynb``, or the notebooks named) this script
    a ``glue(...)`` call, an import of ``glue`` or a loop of such calls:
    ``token_selection.prose.glue_plumbing``), or ``remove-input`` when one of its calls shows
    the value (``display=True``);
-3. formats the code with ``ruff format`` at the chapters' line length (``notebooks/ruff.toml``,
+3. tags ``hide-input`` every code cell that holds an ``assert`` statement (a check cell), so the
+   checks run under nbval and stay one click away while the page shows only their printed line;
+   a cell already folded or removed (``hide-input``, ``hide-cell``, ``remove-input``,
+   ``remove-cell``) is left as it is;
+4. formats the code with ``ruff format`` at the chapters' line length (``notebooks/ruff.toml``,
    the characters the book's code column shows), then splits what ruff leaves too long:
    a string literal into implicitly concatenated pieces, a comment into several lines, a
    one-line docstring into a wrapped one. Each such edit is kept only when the code's syntax
@@ -57,6 +61,8 @@ NBVAL_TAGS = {
 }
 CHECK_OUTPUT_TAG = NBVAL_TAGS["NBVAL_CHECK_OUTPUT"]
 REMOVING_TAGS = ("remove-cell", "remove-input")
+FOLDING_TAGS = ("hide-input", "hide-cell", *REMOVING_TAGS)
+"""Tags that keep a cell's code out of the reading path (folded or removed)."""
 # Comments that act on their own line: never moved or wrapped.
 PRAGMA = re.compile(r"#\s*(?:noqa|type:|fmt:|pragma|NBVAL_)")
 FORMAT_ROUNDS = 4
@@ -125,6 +131,30 @@ def plumbing_tag(cell: nbformat.NotebookNode) -> str | None:
     tag = "remove-input" if displays else "remove-cell"
     tags_of(cell).append(tag)
     return tag
+
+
+def has_assert(source: str) -> bool:
+    """Whether ``source`` holds an ``assert`` statement (at any depth; not the word in a string or a comment).
+
+    Code Python cannot parse (an IPython magic) is read line by line instead.
+    """
+    try:
+        return any(isinstance(node, ast.Assert) for node in ast.walk(ast.parse(source)))
+    except SyntaxError:
+        return any(re.match(r"\s*assert\b", line) for line in source.splitlines())
+
+
+def check_tag(cell: nbformat.NotebookNode) -> str | None:
+    """Tag a code cell with an ``assert`` ``hide-input`` unless its code is already out of the reading path.
+
+    Returns the tag added, or None.
+    """
+    if cell.cell_type != "code" or any(tag in cell.metadata.get("tags", []) for tag in FOLDING_TAGS):
+        return None
+    if not has_assert(cell.source):
+        return None
+    tags_of(cell).append("hide-input")
+    return "hide-input"
 
 
 def ruff_format(notebook: nbformat.NotebookNode, filename: str, config: Path = RUFF_CONFIG) -> nbformat.NotebookNode:
@@ -375,6 +405,8 @@ def tidy(
         tag = plumbing_tag(cell)
         if tag:
             report.changes.append(f"cell {index}: glue plumbing -> tag {tag!r}")
+        if check_tag(cell):
+            report.changes.append(f"cell {index}: checks (assert) -> tag 'hide-input'")
 
     before = [cell.source for cell in notebook.cells]
     setup_source = notebook.cells[setup].source if setup is not None else None
