@@ -53,7 +53,9 @@ def test_glue_plumbing_is_removed_from_the_page_and_nothing_else_is():
         'glue("e", 5)',
     )
     tags = [cell.metadata.get("tags") for cell in nb.cells[2:]]
-    assert tags == [["remove-cell"], ["remove-cell"], ["remove-input"], None, ["remove-cell"]]
+    # 'x = 5' then its glue: the glue moves into a removed cell of its own
+    assert tags == [["remove-cell"], ["remove-cell"], ["remove-input"], None, ["remove-cell"], ["remove-cell"]]
+    assert nb.cells[5].source == "x = 5" and nb.cells[6].source == 'glue("x", x)'
     assert nb.cells[1].source == SETUP and nb.cells[1].metadata == {}
 
 
@@ -64,6 +66,34 @@ def test_a_cell_already_removed_or_the_set_up_cell_is_left_alone():
     out, report = tidy.tidy(nb, str(ROOT / "notebooks" / "probe.ipynb"), LIMIT)
     assert out.cells[1].metadata == {} and out.cells[2].metadata["tags"] == ["remove-input"]
     assert report.changes == []
+
+
+def test_glue_at_the_end_of_a_cell_moves_into_a_removed_cell_of_its_own():
+    nb = tidied(
+        'x = 2\nprint(x)\n\n# for the prose\nglue("x", x)\nglue("y", x + 1)',
+        'for k in range(2):\n    glue(f"k{k}", k)\nz = 1',
+        'glue("a", 1)',
+        'w = 3\nfor k in range(2):\n    glue(f"w{k}", w)',
+    )
+    sources = [cell.source for cell in nb.cells[2:]]
+    tags = [cell.metadata.get("tags") for cell in nb.cells[2:]]
+    assert sources == [
+        "x = 2\nprint(x)",
+        '# for the prose\nglue("x", x)\nglue("y", x + 1)',
+        'for k in range(2):\n    glue(f"k{k}", k)\nz = 1',  # glue not at the end: left as it is
+        'glue("a", 1)',
+        "w = 3",
+        'for k in range(2):\n    glue(f"w{k}", w)',
+    ]
+    assert tags == [None, ["remove-cell"], None, ["remove-cell"], None, ["remove-cell"]]
+    assert tidy.tidy(nb, str(ROOT / "notebooks" / "probe.ipynb"), LIMIT)[1].changes == []  # nothing left to split
+
+
+def test_a_removed_cell_or_one_that_does_not_parse_is_not_split():
+    nb = notebook('x = 1\nglue("x", x)', '%time y = 2\nglue("y", 2)')
+    nb.cells[2].metadata["tags"] = ["remove-input"]
+    out, _ = tidy.tidy(nb, str(ROOT / "notebooks" / "probe.ipynb"), LIMIT)
+    assert len(out.cells) == 4 and out.cells[2].source == 'x = 1\nglue("x", x)'
 
 
 def test_check_cells_are_folded_and_nothing_else_is():

@@ -6,7 +6,9 @@ For every chapter (``notebooks/*.ipynb``, or the notebooks named) this script
    the cell tags nbval reads just as well (``nbval-check-output``, ...), so no test machinery
    shows on the page; a compared cell also keeps ``keep_output: true``, the mark
    ``scripts/refresh_notebooks.py`` and nbstripout keep its output by;
-2. tags ``remove-cell`` every code cell that only hands values to the prose (every statement
+2. moves the glue calls that end a code cell (its last top-level statements, when they only hand
+   values to the prose) into a cell of their own right after it, so the code a reader sees keeps
+   no ``glue(...)`` line; then tags ``remove-cell`` every code cell that only hands values to the prose (every statement
    a ``glue(...)`` call, an import of ``glue`` or a loop of such calls:
    ``token_selection.prose.glue_plumbing``), or ``remove-input`` when one of its calls shows
    the value (``display=True``);
@@ -131,6 +133,44 @@ def plumbing_tag(cell: nbformat.NotebookNode) -> str | None:
     tag = "remove-input" if displays else "remove-cell"
     tags_of(cell).append(tag)
     return tag
+
+
+def trailing_glue(source: str) -> tuple[str, str] | None:
+    """(code, glue): ``source`` cut before its trailing top-level glue statements, or None when it does not end
+    in glue, is only glue, or does not parse. Both parts keep their lines as written."""
+    try:
+        body = ast.parse(source).body
+    except SyntaxError:
+        return None
+    lines = source.split("\n")
+    first = len(body)
+    while first > 0 and glue_plumbing("\n".join(lines[body[first - 1].lineno - 1 :])):
+        first -= 1
+    if first in (0, len(body)):
+        return None
+    cut = body[first].lineno - 1
+    while cut > body[first - 1].end_lineno and lines[cut - 1].lstrip().startswith("#"):
+        cut -= 1  # a comment just above the glue goes with it
+    code, glue = "\n".join(lines[:cut]).rstrip(), "\n".join(lines[cut:]).strip("\n")
+    return code, glue
+
+
+def split_trailing_glue(notebook: nbformat.NotebookNode, skip: int | None) -> list[int]:
+    """Split every shown code cell (not ``skip``, the set-up cell) that ends in glue into its code and a new cell of
+    the glue right after it; returns the indices (before splitting) of the cells split."""
+    split, cells = [], []
+    for index, cell in enumerate(notebook.cells):
+        cells.append(cell)
+        if index == skip or cell.cell_type != "code" or any(t in cell.metadata.get("tags", []) for t in REMOVING_TAGS):
+            continue
+        parts = trailing_glue(cell.source)
+        if parts is None:
+            continue
+        cell.source = parts[0]
+        cells.append(nbformat.v4.new_code_cell(parts[1]))
+        split.append(index)
+    notebook.cells = cells
+    return split
 
 
 def has_assert(source: str) -> bool:
@@ -397,6 +437,8 @@ def tidy(
     notebook = copy.deepcopy(notebook)
     report = Tidied()
     setup = _first_code_cell(notebook)
+    for index in split_trailing_glue(notebook, setup):
+        report.changes.append(f"cell {index}: glue calls at its end moved into a cell of their own")
     for index, cell in enumerate(notebook.cells):
         if index == setup:
             continue
