@@ -7,7 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from ..intervals import seed_interval
+from ..intervals import CONFIDENCE, seed_interval
+from ..studies.intervals import wilson_interval
 from .theory_claims import RECORD as THEORY_RECORD
 
 Records = dict[str, dict[str, Any]]
@@ -125,3 +126,28 @@ def theory(path: str) -> Callable[[Records], Any]:
         return value
 
     return read
+
+
+def share_interval(passed: int, trials: int, confidence: float = CONFIDENCE) -> dict[str, float | int]:
+    """The share of ``trials`` seeds that pass and its Wilson score interval at ``confidence``.
+
+    Returns ``{"value", "low", "high", "n", "passed"}`` (``value = passed / trials``). The Wilson
+    interval (``studies.intervals.wilson_interval``) keeps its width where the share sits at 0 or
+    1, where a normal interval collapses to a point. Raises ValueError unless passed and trials
+    are whole counts with 0 <= passed <= trials and trials >= 1.
+    """
+    counts = (passed, trials)
+    if any(isinstance(c, bool) or not isinstance(c, (int, np.integer)) for c in counts):
+        raise ValueError(f"passed and trials must be whole counts, got passed={passed!r}, trials={trials!r}")
+    if trials < 1 or not 0 <= passed <= trials:
+        raise ValueError(f"need 0 <= passed <= trials and trials >= 1, got passed={passed}, trials={trials}")
+    low, high = wilson_interval(int(passed), int(trials), confidence)
+    return {"value": passed / trials, "low": low, "high": high, "n": int(trials), "passed": int(passed)}
+
+
+def show_share(share: dict) -> str:
+    """``passed of n seeds (value %, Wilson 95% [low, high] %)``, percentages without decimals."""
+    return (
+        f"{share['passed']} of {share['n']} seeds ({100 * share['value']:.0f} %, "
+        f"Wilson 95% [{100 * share['low']:.0f}, {100 * share['high']:.0f}] %)"
+    )

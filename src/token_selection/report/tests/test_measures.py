@@ -17,7 +17,9 @@ from token_selection.report.measures import (
     real_record,
     seeded,
     shape_verdict,
+    share_interval,
     show_shape,
+    show_share,
     std_ratio,
     theory,
     weaker,
@@ -177,3 +179,24 @@ def test_two_seeds_are_several_for_shapes_and_intervals():
     two = {"value": 0.3, "low": 0.2, "high": 0.4, "n": 2}
     records = {real_record("mlp"): _spearman([0.0, 0.9], two), real_record("one_layer"): _spearman([0.6, 0.8])}
     assert weaker(records)["ours"] == [0.2, 0.4]
+
+
+@pytest.mark.parametrize(
+    ("passed", "trials", "low", "high"),
+    [(17, 20, 0.6396, 0.9476), (20, 20, 0.8389, 1.0), (0, 5, 0.0, 0.4345), (4, 5, 0.3755, 0.9638)],
+)
+def test_share_interval_is_the_wilson_interval_of_the_count(passed, trials, low, high):
+    share = share_interval(passed, trials)
+    assert share["passed"] == passed and share["n"] == trials and share["value"] == passed / trials
+    assert share["low"] == pytest.approx(low, abs=1e-4) and share["high"] == pytest.approx(high, abs=1e-4)
+
+
+@pytest.mark.parametrize(("passed", "trials"), [(True, 5), (2.0, 5), (2, 5.0), (6, 5), (-1, 5), (0, 0)])
+def test_share_interval_refuses_what_is_not_a_count(passed, trials):
+    with pytest.raises(ValueError, match="passed"):
+        share_interval(passed, trials)
+
+
+def test_show_share_prints_the_count_and_the_interval_in_percent():
+    assert show_share(share_interval(17, 20)) == "17 of 20 seeds (85 %, Wilson 95% [64, 95] %)"
+    assert show_share(share_interval(0, 3)) == "0 of 3 seeds (0 %, Wilson 95% [0, 56] %)"

@@ -57,10 +57,12 @@ def test_protocols_and_verdict_list_in_full():
             tb.ReportRow(BY_KEY["max_margin"], "p", {"full": _outcome("0.9", "partly", "the mean")})]  # fmt: skip
     protocols = tb.protocols_markdown(rows).splitlines()
     assert protocols[0] == (
-        "1. **selection**: attention on the relevant token, worst training sequence, after normalised GD on p. Rule: "
-        "reproduced if ours (the lower end of its seed interval) >= 0.99, partly if only the mean is, else not reproduced."
+        "1. **selection**: share of the reference case's seeds (data and initialisation) whose worst training sequence "
+        "puts more than 0.99 of its attention on its relevant token after normalised GD on p. Rule: reproduced if every "
+        "seed passes (at each dimension measured), partly if at least 50% of the seeds do, else not reproduced; the "
+        "Wilson 95% interval of the share is shown beside it."
     )
-    assert protocols[1].startswith("2. **max_margin**: cos(p, p_mm) after normalised GD on p, reference case. Rule: ")
+    assert protocols[1].startswith("2. **max_margin**: share of the reference case's seeds with cos(p, p_mm) >= 0.95 ")
     table = tb.verdict_table(rows).splitlines()
     assert table[2].endswith("| 0.999 | **reproduced** |") and table[3].endswith("| 0.9 | **partly** (why: 2 below) |")
     statement = "After p is trained to convergence, the softmax selects the important tokens"
@@ -89,3 +91,30 @@ def test_a_stale_record_is_shown_as_stale_with_its_command(records, monkeypatch)
     write_record(real_record("one_layer"), "fast", protocol="p", settings={}, metrics=metrics)
     monkeypatch.setattr(tb, "state_of", lambda name, scale: "stale")
     assert tb.outcome(BY_KEY["trained_accuracy"], "fast").ours.endswith("make records replaces it)")
+
+
+def _sweep_metrics(seeds: int, both: int) -> dict:
+    sweep = {"seeds": seeds, "passed": {"selects": both, "reaches": both, "both": both}}
+    return {"seed_sweep_d512": sweep, "seed_sweep_d2048": sweep}
+
+
+@pytest.mark.parametrize("scale", ["fast", "full"])
+def test_a_theory_record_under_earlier_thresholds_is_never_taken_for_current(records, monkeypatch, scale):
+    """Rows 3-5 count seeds by the course's thresholds: a record counted under others is stale (catalogue.state_of)."""
+    from token_selection.report.catalogue import _theory_settings
+
+    current = _theory_settings(scale)
+    earlier = {k: v for k, v in current.items() if k not in ("selected_attention", "direction_cosine")}
+    write_record("report-theory", scale, protocol="p", settings={**earlier, "selected": 0.99},
+                 metrics=_sweep_metrics(4, 3))  # fmt: skip
+    for key in ("selection", "max_margin", "global"):
+        shown = tb.outcome(BY_KEY[key], scale)
+        assert "(stale: report-theory from earlier settings;" in shown.ours, key
+    # the record of the seed-0 era has no counts at all: not measured, never judged
+    write_record("report-theory", scale, protocol="p", settings=earlier, metrics={"selection": {"cos": 0.995}})
+    assert tb.outcome(BY_KEY["max_margin"], scale).verdict == "not run"
+    assert tb.outcome(BY_KEY["max_margin"], scale).ours == "not measured"
+    # the same counts under the current settings: current, judged, no stale mark
+    write_record("report-theory", scale, protocol="p", settings=current, metrics=_sweep_metrics(4, 4))
+    shown = tb.outcome(BY_KEY["global"], scale)
+    assert "stale" not in shown.ours and shown.verdict == "reproduced"

@@ -1,6 +1,15 @@
 import pytest
 
-from token_selection.report.verdicts import AtLeast, PositiveInterval, ShapeIs, WeakerTrend, Within, WithinFactor, judge
+from token_selection.report.verdicts import (
+    AtLeast,
+    PositiveInterval,
+    ShapeIs,
+    ShareOfSeeds,
+    WeakerTrend,
+    Within,
+    WithinFactor,
+    judge,
+)
 
 
 def test_at_least_on_each_side_of_its_threshold():
@@ -186,3 +195,52 @@ def test_within_includes_both_ends_of_its_band_as_computed():
     rule = Within(0.95, 0.05)
     low, high = 0.95 - 0.05, 0.95 + 0.05  # the band's ends as the rule computes them (0.8999...)
     assert rule.judge(_interval(0.95, low, high))[0] == "reproduced"
+
+
+def _share(passed: int, n: int, d: int = 512) -> dict:
+    from token_selection.report.measures import share_interval
+
+    return {**share_interval(passed, n), "d": d}
+
+
+@pytest.mark.parametrize(
+    ("passed", "n", "verdict"),
+    [
+        (20, 20, "reproduced"),  # exactly at the bound of 'reproduced': every seed
+        (19, 20, "partly"),  # one seed short
+        (10, 20, "partly"),  # exactly at the bound of 'partly'
+        (9, 19, "not reproduced"),  # just below half, an odd count
+        (5, 10, "partly"),
+        (0, 7, "not reproduced"),
+        (1, 1, "reproduced"),
+    ],
+)
+def test_share_of_seeds_on_each_side_of_its_bounds(passed, n, verdict):
+    assert ShareOfSeeds().judge(_share(passed, n))[0] == verdict
+
+
+def test_share_of_seeds_judges_the_weakest_dimension_and_names_it():
+    uneven = [_share(20, 20, 2048), _share(3, 5, 512)]
+    assert ShareOfSeeds().judge(uneven) == ("partly", "3 of 5 seeds pass at d = 512: a share of 60% is at least 50%, below 100%")
+    assert ShareOfSeeds().judge([_share(12, 12, 512), _share(20, 20, 2048)]) == (
+        "reproduced",
+        "12 of 12 at d = 512, 20 of 20 at d = 2048 seeds pass",
+    )
+    assert ShareOfSeeds().judge(_share(12, 12)) == ("reproduced", "12 of 12 seeds pass")
+    assert ShareOfSeeds().judge(_share(2, 5)) == ("not reproduced", "2 of 5 seeds pass: a share of 40% is below 50%")
+    with pytest.raises(ValueError, match="at least one share"):
+        ShareOfSeeds().judge([])
+
+
+def test_share_of_seeds_with_other_bounds_states_them():
+    rule = ShareOfSeeds(reproduced=0.9, partly=0.6)
+    assert rule.judge(_share(9, 10))[0] == "reproduced" and rule.judge(_share(6, 10))[0] == "partly"
+    assert rule.judge(_share(59, 100))[0] == "not reproduced"
+    assert rule.describe().startswith("reproduced if at least 90% of the seeds pass (at each dimension measured), ")
+    assert ShareOfSeeds().describe() == (
+        "reproduced if every seed passes (at each dimension measured), partly if at least 50% of the seeds do, else "
+        "not reproduced; the Wilson 95% interval of the share is shown beside it"
+    )
+    for bad in ({"reproduced": 0.5, "partly": 0.6}, {"reproduced": 1.1}, {"partly": -0.1}):
+        with pytest.raises(ValueError, match="need 0 <= partly <= reproduced <= 1"):
+            ShareOfSeeds(**bad)
