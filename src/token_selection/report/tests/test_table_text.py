@@ -118,3 +118,33 @@ def test_a_theory_record_under_earlier_thresholds_is_never_taken_for_current(rec
     write_record("report-theory", scale, protocol="p", settings=current, metrics=_sweep_metrics(4, 4))
     shown = tb.outcome(BY_KEY["global"], scale)
     assert "stale" not in shown.ours and shown.verdict == "reproduced"
+
+
+def _rows_with(verdicts: dict[str, str], scale: str = "full") -> list:
+    return [tb.ReportRow(BY_KEY[key], "p", {scale: _outcome("x", verdict, "why")}) for key, verdict in verdicts.items()]
+
+
+def test_opening_verdict_counts_the_paper_claims_and_the_sweep(records, monkeypatch):
+    rows = _rows_with({"selection": "partly", "trained_accuracy": "reproduced", "joint_scores": "reproduced",
+                       "frozen_gap": "not reproduced", "yelp_stars": "not run"})  # fmt: skip
+    first, second = tb.opening_verdict(rows, "full")
+    assert first == (
+        "At the full scale, 1 of the 4 claims our sources attribute to the paper are reproduced, 1 partly and 1 not "
+        "(1 not run yet)."
+    ), "the inferred row (joint_scores) is ours, not a claim of the paper"
+    assert second == "The synthetic seed sweep has no full record yet."
+    write_record("report-theory", "full", protocol="p", settings={}, metrics={"selection": {"cos": 1.0}})
+    assert tb.opening_verdict(rows, "full")[1].startswith("The full synthetic record predates the seed counts: ")
+    sweep = {"seed_sweep_d512": {"seeds": 7, "passed": {"both": 5}}, "seed_sweep_d2048": {"seeds": 3, "passed": {"both": 3}}}
+    write_record("report-theory", "full", protocol="p", settings={}, metrics=sweep)
+    monkeypatch.setattr(tb, "state_of", lambda name, scale: "current")
+    assert tb.opening_verdict(rows, "full")[1] == (
+        "After one step and training, p selects every relevant token and reaches the max-margin direction in 5 of 7 "
+        "seeds at d = 512 and 3 of 3 seeds at d = 2048; the rows that differ are explained under the table."
+    )
+    monkeypatch.setattr(tb, "state_of", lambda name, scale: "stale")
+    assert "d = 2048 (from a stale record); the rows" in tb.opening_verdict(rows, "full")[1]
+    only = _rows_with({"selection": "reproduced"}, "fast")
+    assert tb.opening_verdict(only, "fast")[0] == (
+        "At the fast scale, 1 of the 1 claims our sources attribute to the paper are reproduced, 0 partly and 0 not."
+    )
