@@ -141,12 +141,32 @@ def shape_sentence(m: dict[str, Any], kind: str) -> str:
         f"{reading}: " + ", ".join(f"{n} {shape}" for shape, n in counts.most_common()) for reading, counts in by_reading.items()
     )
     u_shaped = sum(r["shape"] == "U-shaped" for r in rows)
-    return f"[ours] Over training lengths {epochs} epochs and initial draws {seeds} ({len(rows)} runs in all): {readings}. " + (
-        "[inferred] A U-shape appears in some runs, so the shape depends on how long and from where the model is "
-        "trained, which the rebuttal does not state."
-        if u_shaped
-        else "[inferred] No run is U-shaped: the difference is not one of training length or initial draw; the "
-        "rebuttal's models and data differ from ours in ways its text does not fix."
+    trainings = {(r["epochs"], r["seed"]) for r in rows}
+    shapes_of: dict[tuple[str, Any], set[str]] = {}
+    for r in rows:
+        shapes_of.setdefault((r["reading"], r["seed"]), set()).add(r["shape"])
+    by_budget = any(len(shapes) > 1 for shapes in shapes_of.values())
+    by_draw = any(len({frozenset(v) for (reading, _), v in shapes_of.items() if reading == name}) > 1 for name in by_reading)
+    if not u_shaped:
+        reading = (
+            "[inferred] No run is U-shaped: the difference is not one of training length or initial draw; the "
+            "rebuttal's models and data differ from ours in ways its text does not fix."
+        )
+    elif by_budget:
+        reading = (
+            "[inferred] A U-shape appears in some runs, and for a given draw the shape changes with the training "
+            "length: it depends on how long and from where the model is trained, which the rebuttal does not state."
+        )
+    elif by_draw:
+        reading = (
+            "[inferred] A U-shape appears in some runs; for a given draw the shape is the same at every training "
+            "length, so the initial draw, not the budget, changes it, and the rebuttal does not state its draw."
+        )
+    else:
+        reading = "[inferred] Each reading has one shape at every training length and draw."
+    return (
+        f"[ours] Over training lengths {epochs} epochs and initial draws {seeds} ({len(trainings)} trainings, "
+        f"{len(rows)} readings in all): {readings}. {reading}"
     )
 
 
@@ -156,7 +176,7 @@ def accuracy_sentence(m: dict[str, Any], ours: dict[str, float]) -> str:
     below = [name for name, v in m.items() if v["test_accuracy"] < TRAINED_ACCURACY - 0.02]
     reading = (
         f"even the linear baseline stays more than 2 points below it on {', '.join(below)}, so the level there is set "
-        "by the data and the review length more than by the model"
+        "by the data more than by the attention model (the review length is not varied)"
         if below
         else "the linear baseline reaches it, so our attention models fall short of what the words allow"
     )

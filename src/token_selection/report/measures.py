@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -53,10 +54,15 @@ def shape_verdict(record: str, quantity: str) -> Callable[[Records], dict]:
 
 
 def show_shape(verdict: dict) -> str:
+    """The shape: for one seed with its Spearman interval; for several, the count of every shape (most common
+    first), then the first seed's shape and Spearman interval."""
     low, high = verdict["spearman_ci"]
     shapes = verdict.get("shapes") or [verdict["shape"]]
-    seeds = f"; {shapes.count(verdict['shape'])} of {len(shapes)} seeds" if len(shapes) > 1 else "; one seed"
-    return f"{verdict['shape']} (Spearman {verdict['spearman']:+.2f} [{low:+.2f}, {high:+.2f}]{seeds})"
+    spearman = f"Spearman {verdict['spearman']:+.2f} [{low:+.2f}, {high:+.2f}]"
+    if len(shapes) == 1:
+        return f"{verdict['shape']} ({spearman}; one seed)"
+    counts = ", ".join(f"{n} {shape}" for shape, n in Counter(shapes).most_common())
+    return f"{counts} of {len(shapes)} seeds (seed 0: {verdict['shape']}, {spearman})"
 
 
 def accuracy_gap(accuracy_a: float, n_a: int, accuracy_b: float, n_b: int) -> np.ndarray:

@@ -261,15 +261,18 @@ def test_shape_sentence_in_full_counts_each_reading_of_its_own_kind():
     rows = [{"kind": "key_query", "epochs": e, "seed": s, "reading": r, "shape": sh} for e, s, r, sh in runs]
     rows.append({"kind": "mlp", "epochs": 9, "seed": 7, "reading": "x", "shape": "U-shaped"})
     assert df.shape_sentence({"rows": rows}, "key_query") == (
-        "[ours] Over training lengths [1, 5] epochs and initial draws [0, 1] (5 runs in all): p . W2 E_s: 2 decreasing, "
-        "1 U-shaped; E_s . v: 2 flat. [inferred] A U-shape appears in some runs, so the shape depends on how long and "
-        "from where the model is trained, which the rebuttal does not state."
+        "[ours] Over training lengths [1, 5] epochs and initial draws [0, 1] (3 trainings, 5 readings in all): p . W2 "
+        "E_s: 2 decreasing, 1 U-shaped; E_s . v: 2 flat. [inferred] A U-shape appears in some runs; for a given draw "
+        "the shape is the same at every training length, so the initial draw, not the budget, changes it, and the "
+        "rebuttal does not state its draw."
     )
     assert df.shape_sentence({"rows": rows}, "mlp") == (
-        "[ours] Over training lengths [9] epochs and initial draws [7] (1 runs in all): x: 1 U-shaped. [inferred] A "
-        "U-shape appears in some runs, so the shape depends on how long and from where the model is trained, which "
-        "the rebuttal does not state."
+        "[ours] Over training lengths [9] epochs and initial draws [7] (1 trainings, 1 readings in all): x: 1 U-shaped. "
+        "[inferred] Each reading has one shape at every training length and draw."
     )
+    budget = rows[:5] + [{"kind": "key_query", "epochs": 9, "seed": 1, "reading": "p . W2 E_s", "shape": "U-shaped"}]
+    assert "for a given draw the shape changes with the training length" in df.shape_sentence({"rows": budget}, "key_query")
+    assert "(4 trainings, 6 readings in all)" in df.shape_sentence({"rows": budget}, "key_query")
     flat = [dict(r, shape="flat") for r in rows if r["kind"] == "key_query"]
     assert df.shape_sentence({"rows": flat}, "key_query").endswith(
         "[inferred] No run is U-shaped: the difference is not one of training length or initial draw; the rebuttal's "
@@ -284,7 +287,7 @@ def test_accuracy_sentence_in_full():
         "[ours] A bag-of-words logistic regression on the same split and tokens reaches imdb 87.4 %, yelp_polarity "
         "94.1 %; our jointly trained one-layer models come closest to 95 % on yelp_polarity (90.3 %). [inferred] The "
         "rebuttal does not name the dataset of its ~95 %; even the linear baseline stays more than 2 points below it "
-        "on imdb, so the level there is set by the data and the review length more than by the model."
+        "on imdb, so the level there is set by the data more than by the attention model (the review length is not varied)."
     )
     assert df.accuracy_sentence({"imdb": {"test_accuracy": 0.95}}, {"imdb": 0.862, "yelp_polarity": 0.85}).endswith(
         "our jointly trained one-layer models come closest to 95 % on imdb (86.2 %). [inferred] The rebuttal does not "
@@ -325,7 +328,7 @@ def test_why_differs_hands_each_claim_its_own_diagnosis(records):
     assert df.why_differs("key_query_scores", "fast") == df.shape_sentence({"rows": rows}, "key_query")
     assert df.why_differs("mlp_scores", "fast") == df.shape_sentence({"rows": rows}, "mlp")
     assert "No run is U-shaped" in df.why_differs("key_query_scores", "fast")
-    assert "appears in some runs" in df.why_differs("mlp_scores", "fast")
+    assert "one shape at every training length and draw" in df.why_differs("mlp_scores", "fast")
     assert (
         df.why_differs("frozen_accuracy", "fast") == "No fast record diagnosis-frozen_capacity yet: produce it with make records."
     )

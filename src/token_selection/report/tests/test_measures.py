@@ -69,7 +69,9 @@ def test_show_shape_with_one_and_with_several_seeds():
     assert show_shape(verdict) == "U-shaped (Spearman +0.12 [-0.05, +0.46]; one seed)"
     assert show_shape({**verdict, "shapes": ["U-shaped"]}) == "U-shaped (Spearman +0.12 [-0.05, +0.46]; one seed)"
     several = {**verdict, "shapes": ["U-shaped", "flat", "U-shaped"]}
-    assert show_shape(several) == "U-shaped (Spearman +0.12 [-0.05, +0.46]; 2 of 3 seeds)"
+    assert show_shape(several) == "2 U-shaped, 1 flat of 3 seeds (seed 0: U-shaped, Spearman +0.12 [-0.05, +0.46])"
+    minority = {**verdict, "shape": "decreasing", "shapes": ["decreasing", "U-shaped", "U-shaped"]}
+    assert show_shape(minority).startswith("2 U-shaped, 1 decreasing of 3 seeds (seed 0: decreasing, "), "majority first"
     assert show_shape({**verdict, "shapes": []}).endswith("; one seed)")
 
 
@@ -175,7 +177,7 @@ def test_theory_reads_a_dotted_path_of_the_theory_record():
 
 def test_two_seeds_are_several_for_shapes_and_intervals():
     verdict = {"shape": "flat", "spearman": 0.0, "spearman_ci": [-0.1, 0.1], "shapes": ["flat", "U-shaped"]}
-    assert show_shape(verdict).endswith("; 1 of 2 seeds)")
+    assert show_shape(verdict).startswith("1 flat, 1 U-shaped of 2 seeds (seed 0: flat, ")
     two = {"value": 0.3, "low": 0.2, "high": 0.4, "n": 2}
     records = {real_record("mlp"): _spearman([0.0, 0.9], two), real_record("one_layer"): _spearman([0.6, 0.8])}
     assert weaker(records)["ours"] == [0.2, 0.4]
