@@ -100,15 +100,23 @@ class WithinFactor:
 
 @dataclass(frozen=True)
 class PositiveInterval:
-    """Reproduced when the lower end of the number's interval (a dict with ``value``, ``low``, ``high``) is above 0."""
+    """Reproduced when the lower end of the number's interval (a dict with ``value``, ``low``, ``high``) is above 0.
+
+    With the paper's number (``paper``) the reason says that only the direction is judged, never the size.
+    """
+
+    paper: float | None = None
+    """The paper's own number, when it gives one: shown beside the verdict, not judged (the claim is the sign)."""
 
     def describe(self) -> str:
-        return "reproduced if the 95% interval lies above 0, else not reproduced"
+        size = "" if self.paper is None else f"; the size is not scored (the paper's is {self.paper:g})"
+        return f"reproduced if the 95% interval lies above 0, else not reproduced{size}"
 
     def judge(self, value: dict[str, float]) -> Judgement:
         shown = f"{value['value']:.3g} [{value['low']:.3g}, {value['high']:.3g}]"
+        size = "" if self.paper is None else f": the direction is reproduced, not the size (the paper's {self.paper:g})"
         if value["low"] > 0:
-            return "reproduced", f"{shown} lies above 0"
+            return "reproduced", f"{shown} lies above 0{size}"
         return "not reproduced", f"{shown} reaches 0"
 
 

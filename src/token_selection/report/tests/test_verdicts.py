@@ -157,6 +157,15 @@ def test_within_factor_positive_interval_and_shapes_give_their_reasons_in_full()
     assert rule.judge(_interval(3.0, 1.0, 5.0)) == ("not reproduced", "3 [1, 5] over 5 seeds is not above 1")
     assert PositiveInterval().judge({"value": 2.5, "low": 0.25, "high": 4.75}) == ("reproduced", "2.5 [0.25, 4.75] lies above 0")
     assert PositiveInterval().judge({"value": 2.5, "low": -0.5, "high": 4.75}) == ("not reproduced", "2.5 [-0.5, 4.75] reaches 0")
+    with_size = PositiveInterval(23)
+    assert with_size.judge({"value": 4.6, "low": 4.3, "high": 4.9}) == (
+        "reproduced",
+        "4.6 [4.3, 4.9] lies above 0: the direction is reproduced, not the size (the paper's 23)",
+    )
+    assert with_size.judge({"value": 4.6, "low": 0.0, "high": 4.9}) == ("not reproduced", "4.6 [0, 4.9] reaches 0")
+    assert with_size.describe() == (
+        "reproduced if the 95% interval lies above 0, else not reproduced; the size is not scored (the paper's is 23)"
+    )
     shape = ShapeIs("U-shaped")
     assert shape.judge({"shapes": ["U-shaped", "U-shaped"], "shape": "flat"}) == (
         "reproduced",
@@ -241,6 +250,10 @@ def test_share_of_seeds_with_other_bounds_states_them():
         "reproduced if every seed passes (at each dimension measured), partly if at least 50% of the seeds do, else "
         "not reproduced; the Wilson 95% interval of the share is shown beside it"
     )
+    for equal in (0.0, 0.5, 1.0):
+        assert ShareOfSeeds(reproduced=equal, partly=equal).judge(_share(1, 2))[0] == (
+            "reproduced" if equal <= 0.5 else "not reproduced"
+        )
     for bad in ({"reproduced": 0.5, "partly": 0.6}, {"reproduced": 1.1}, {"partly": -0.1}):
         with pytest.raises(ValueError, match="need 0 <= partly <= reproduced <= 1"):
             ShareOfSeeds(**bad)
