@@ -14,7 +14,7 @@ from typing import Any
 
 from ..intervals import seed_interval, show_interval
 from ..results import read_record
-from ..theory.thresholds import DIRECTION_COSINE
+from ..theory.thresholds import DIRECTION_COSINE, SELECTED_ATTENTION
 from .paper_numbers import (
     EMBEDDING_DIMENSION,
     FROZEN_ACCURACY,
@@ -206,10 +206,30 @@ def global_sentence(scale: str) -> str:
     )
 
 
+def failing_seeds_sentence(scale: str) -> str:
+    """Which seeds of the d = 512 sweep fail the selection or the max-margin test, by the course's thresholds
+    (rows 3 and 4 of the report; row 5 says why they fail)."""
+    record = read_record("report-theory", scale)
+    if record is None:
+        return f"No {scale} record report-theory yet."
+    sweep = record["metrics"]["seed_sweep_d512"]
+    misses = [i for i, a in enumerate(sweep["min_attention"]) if not a > SELECTED_ATTENTION]
+    far = [i for i, c in enumerate(sweep["cos"]) if not c >= DIRECTION_COSINE]
+    if not misses and not far:
+        return ""
+    same = "the same seeds fail both tests" if misses == far else f"seeds {misses} miss the selection, seeds {far} the direction"
+    return (
+        f"[ours] At d = 512, {same} (seeds {sorted(set(misses) | set(far))} of 0..{sweep['seeds'] - 1}); row 5 says "
+        "where their p ends."
+    )
+
+
 def why_differs(key: str, scale: str) -> str:
     """The sentence for claim ``key`` at ``scale`` ("" when no diagnosis belongs to the claim)."""
     if key == "global":
         return global_sentence(scale)
+    if key in ("selection", "max_margin"):
+        return failing_seeds_sentence(scale)
     name = DIAGNOSIS_OF.get(key)
     if name is None:
         return ""

@@ -450,3 +450,20 @@ def test_headlines_need_both_spread_arms_and_default_to_the_full_scale(records):
     metrics = {"test_accuracy": 0.9, "scores": {"shape": "flat"}}
     write_record("imdb-one_layer-one_step_frozen", "full", protocol="p", settings={}, metrics=metrics)
     assert df.headlines() == df.headlines("full") and df.headlines()[0].endswith("1 flat over the IMDB and Yelp runs and seeds.")
+
+
+def test_failing_seeds_sentence_names_the_seeds_by_the_course_thresholds(records):
+    assert df.why_differs("selection", "fast") == "No fast record report-theory yet."
+    sweep = {"seeds": 4, "cos": [0.999, 0.3, 0.95, 0.9499], "min_attention": [1.0, 0.0, 0.99, 0.995]}
+    write_record("report-theory", "fast", protocol="p", settings={}, metrics={"seed_sweep_d512": sweep})
+    # attention 0.99 is not above 0.99 (seed 2 misses); cos 0.95 reaches, 0.9499 does not (seed 3)
+    assert df.why_differs("max_margin", "fast") == (
+        "[ours] At d = 512, seeds [1, 2] miss the selection, seeds [1, 3] the direction (seeds [1, 2, 3] of 0..3); row 5 "
+        "says where their p ends."
+    )
+    same = dict(sweep, cos=[0.999, 0.3, 0.96, 0.97], min_attention=[1.0, 0.0, 1.0, 1.0])
+    write_record("report-theory", "fast", protocol="p", settings={}, metrics={"seed_sweep_d512": same})
+    assert df.why_differs("selection", "fast").startswith("[ours] At d = 512, the same seeds fail both tests (seeds [1] of")
+    passing = dict(sweep, cos=[1.0] * 4, min_attention=[1.0] * 4)
+    write_record("report-theory", "fast", protocol="p", settings={}, metrics={"seed_sweep_d512": passing})
+    assert df.why_differs("selection", "fast") == ""
