@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from ..intervals import seed_interval
+from ..intervals import CONFIDENCE, seed_interval
+from ..studies.intervals import wilson_interval
 from .theory_claims import RECORD as THEORY_RECORD
 
 Records = dict[str, dict[str, Any]]
@@ -52,10 +54,15 @@ def shape_verdict(record: str, quantity: str) -> Callable[[Records], dict]:
 
 
 def show_shape(verdict: dict) -> str:
+    """The shape: for one seed with its Spearman interval; for several, the count of every shape (most common
+    first), then the first seed's shape and Spearman interval."""
     low, high = verdict["spearman_ci"]
     shapes = verdict.get("shapes") or [verdict["shape"]]
-    seeds = f"; {shapes.count(verdict['shape'])} of {len(shapes)} seeds" if len(shapes) > 1 else "; one seed"
-    return f"{verdict['shape']} (Spearman {verdict['spearman']:+.2f} [{low:+.2f}, {high:+.2f}]{seeds})"
+    spearman = f"Spearman {verdict['spearman']:+.2f} [{low:+.2f}, {high:+.2f}]"
+    if len(shapes) == 1:
+        return f"{verdict['shape']} ({spearman}; one seed)"
+    counts = ", ".join(f"{n} {shape}" for shape, n in Counter(shapes).most_common())
+    return f"{counts} of {len(shapes)} seeds (seed 0: {verdict['shape']}, {spearman})"
 
 
 def accuracy_gap(accuracy_a: float, n_a: int, accuracy_b: float, n_b: int) -> np.ndarray:
@@ -125,3 +132,28 @@ def theory(path: str) -> Callable[[Records], Any]:
         return value
 
     return read
+
+
+def share_interval(passed: int, trials: int, confidence: float = CONFIDENCE) -> dict[str, float | int]:
+    """The share of ``trials`` seeds that pass and its Wilson score interval at ``confidence``.
+
+    Returns ``{"value", "low", "high", "n", "passed"}`` (``value = passed / trials``). The Wilson
+    interval (``studies.intervals.wilson_interval``) keeps its width where the share sits at 0 or
+    1, where a normal interval collapses to a point. Raises ValueError unless passed and trials
+    are whole counts with 0 <= passed <= trials and trials >= 1.
+    """
+    counts = (passed, trials)
+    if any(isinstance(c, bool) or not isinstance(c, (int, np.integer)) for c in counts):
+        raise ValueError(f"passed and trials must be whole counts, got passed={passed!r}, trials={trials!r}")
+    if trials < 1 or not 0 <= passed <= trials:
+        raise ValueError(f"need 0 <= passed <= trials and trials >= 1, got passed={passed}, trials={trials}")
+    low, high = wilson_interval(int(passed), int(trials), confidence)
+    return {"value": passed / trials, "low": low, "high": high, "n": int(trials), "passed": int(passed)}
+
+
+def show_share(share: dict) -> str:
+    """``passed of n seeds (value %, Wilson 95% [low, high] %)``, percentages without decimals."""
+    return (
+        f"{share['passed']} of {share['n']} seeds ({100 * share['value']:.0f} %, "
+        f"Wilson 95% [{100 * share['low']:.0f}, {100 * share['high']:.0f}] %)"
+    )

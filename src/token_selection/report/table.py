@@ -14,7 +14,7 @@ from ..real_data.pipeline import missing_message
 from ..results import missing_record_message, read_record
 from ..theory.shape import classify_shape
 from .catalogue import state_of
-from .claims import CLAIMS, Claim
+from .claims import CLAIMS, Claim, global_shares
 from .differences import why_differs
 from .theory_claims import COMMAND as THEORY_COMMAND
 from .theory_claims import RECORD as THEORY
@@ -151,3 +151,32 @@ def why_list(rows: list[ReportRow], scale: str = "full") -> str:
         reason = why_differs(row.claim.key, scale)
         items.append(f"{number}. **{row.claim.key}** ({result.verdict}: {result.why}). {reason}".rstrip())
     return "\n".join(items)
+
+
+def opening_verdict(rows: list[ReportRow], scale: str = "full") -> tuple[str, str]:
+    """The report's verdict in two plain sentences, from ``rows`` and the theory record at ``scale``.
+
+    The first counts the verdicts of the claims our sources attribute to the paper (an *inferred*
+    row is ours, not the paper's, and is left out); the second gives the seed sweep's counts of the
+    global row (``claims.global_shares``), or says the record is missing or stale.
+    """
+    paper = [row.outcomes[scale].verdict for row in rows if row.claim.tag != "inferred"]
+    counts = {verdict: paper.count(verdict) for verdict in ("reproduced", "partly", "not reproduced", "not run")}
+    first = (
+        f"At the {scale} scale, {counts['reproduced']} of the {len(paper)} claims our sources attribute to the paper "
+        f"are reproduced, {counts['partly']} partly and {counts['not reproduced']} not"
+        + (f" ({counts['not run']} not run yet)." if counts["not run"] else ".")
+    )
+    record = read_record(THEORY, scale)
+    if record is None:
+        return first, f"The synthetic seed sweep has no {scale} record yet."
+    try:
+        shares = global_shares({THEORY: record["metrics"]})
+    except KeyError:
+        return first, f"The {scale} synthetic record predates the seed counts: {produce_command(THEORY, scale)}"
+    each = " and ".join(f"{s['passed']} of {s['n']} seeds at d = {s['d']}" for s in shares)
+    stale = " (from a stale record)" if state_of(THEORY, scale) == "stale" else ""
+    return first, (
+        f"After one step and training, p selects every relevant token and reaches the max-margin direction in {each}"
+        f"{stale}; the rows that differ are explained under the table."
+    )

@@ -100,15 +100,23 @@ class WithinFactor:
 
 @dataclass(frozen=True)
 class PositiveInterval:
-    """Reproduced when the lower end of the number's interval (a dict with ``value``, ``low``, ``high``) is above 0."""
+    """Reproduced when the lower end of the number's interval (a dict with ``value``, ``low``, ``high``) is above 0.
+
+    With the paper's number (``paper``) the reason says that only the direction is judged, never the size.
+    """
+
+    paper: float | None = None
+    """The paper's own number, when it gives one: shown beside the verdict, not judged (the claim is the sign)."""
 
     def describe(self) -> str:
-        return "reproduced if the 95% interval lies above 0, else not reproduced"
+        size = "" if self.paper is None else f"; the size is not scored (the paper's is {self.paper:g})"
+        return f"reproduced if the 95% interval lies above 0, else not reproduced{size}"
 
     def judge(self, value: dict[str, float]) -> Judgement:
         shown = f"{value['value']:.3g} [{value['low']:.3g}, {value['high']:.3g}]"
+        size = "" if self.paper is None else f": the direction is reproduced, not the size (the paper's {self.paper:g})"
         if value["low"] > 0:
-            return "reproduced", f"{shown} lies above 0"
+            return "reproduced", f"{shown} lies above 0{size}"
         return "not reproduced", f"{shown} reaches 0"
 
 
@@ -157,7 +165,49 @@ class WeakerTrend:
         return "not reproduced", f"{shown}: not lower"
 
 
-Rule = AtLeast | Within | WithinFactor | PositiveInterval | ShapeIs | WeakerTrend
+@dataclass(frozen=True)
+class ShareOfSeeds:
+    """A claim that should hold for every seed, judged on the share of seeds that pass (``intervals.share_interval``).
+
+    The value is one share or a list of them (one per dimension); the weakest share decides.
+    Reproduced when that share is at least ``reproduced`` (1: every seed), partly when it is at
+    least ``partly``, else not reproduced. The Wilson interval is shown, not judged: it says how
+    well the seeds pin the share.
+    """
+
+    reproduced: float = 1.0
+    partly: float = 0.5
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.partly <= self.reproduced <= 1.0:
+            raise ValueError(f"need 0 <= partly <= reproduced <= 1, got partly={self.partly}, reproduced={self.reproduced}")
+
+    def describe(self) -> str:
+        every = "every seed passes" if self.reproduced == 1 else f"at least {self.reproduced:.0%} of the seeds pass"
+        return (
+            f"reproduced if {every} (at each dimension measured), partly if at least {self.partly:.0%} of the seeds "
+            "do, else not reproduced; the Wilson 95% interval of the share is shown beside it"
+        )
+
+    def judge(self, value: dict | list[dict]) -> Judgement:
+        shares = value if isinstance(value, list) else [value]
+        if not shares:
+            raise ValueError("ShareOfSeeds needs at least one share")
+        weakest = min(shares, key=lambda share: share["value"])
+        where = f" at d = {weakest['d']}" if "d" in weakest and len(shares) > 1 else ""
+        shown = f"{weakest['passed']} of {weakest['n']} seeds pass{where}"
+        if weakest["value"] >= self.reproduced:
+            if len(shares) > 1:
+                each = ", ".join(f"{s['passed']} of {s['n']}" + (f" at d = {s['d']}" if "d" in s else "") for s in shares)
+                return "reproduced", f"{each} seeds pass"
+            return "reproduced", shown
+        if weakest["value"] >= self.partly:
+            share = f"a share of {weakest['value']:.0%}"
+            return "partly", f"{shown}: {share} is at least {self.partly:.0%}, below {self.reproduced:.0%}"
+        return "not reproduced", f"{shown}: a share of {weakest['value']:.0%} is below {self.partly:.0%}"
+
+
+Rule = AtLeast | Within | WithinFactor | PositiveInterval | ShapeIs | WeakerTrend | ShareOfSeeds
 
 
 def judge(rule: Rule, value: Any) -> Judgement:

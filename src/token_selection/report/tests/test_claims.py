@@ -9,18 +9,26 @@ import pytest
 from token_selection import sources as pn
 from token_selection.report.claims import (
     CLAIMS,
-    global_share,
+    global_shares,
     show_accuracy,
     show_corr,
-    show_cos,
     show_gap,
-    show_global,
+    show_global_shares,
     show_ratio,
     show_spearman,
     show_worst_class_corr,
     show_worst_sequence,
 )
-from token_selection.report.verdicts import AtLeast, PositiveInterval, ShapeIs, WeakerTrend, Within, WithinFactor
+from token_selection.report.verdicts import (
+    AtLeast,
+    PositiveInterval,
+    ShapeIs,
+    ShareOfSeeds,
+    WeakerTrend,
+    Within,
+    WithinFactor,
+)
+from token_selection.theory.thresholds import DIRECTION_COSINE
 
 ROOT = next((folder for folder in Path(__file__).resolve().parents if (folder / "_toc.yml").is_file()), None)
 """The repository holding the chapters; None for a copy of the package alone (a mutation run's)."""
@@ -37,10 +45,10 @@ def test_every_claim_points_to_a_chapter_of_the_book():
 def test_each_claim_is_judged_by_its_stated_rule():
     rules = {key: claim.rule for key, claim in BY_KEY.items()}
     assert rules == {
-        "one_step_alignment": AtLeast(0.9), "one_step_any_data": AtLeast(0.9), "selection": AtLeast(0.99),
-        "max_margin": AtLeast(0.99), "global": AtLeast(1.0), "several_relevant": AtLeast(0.99),
+        "one_step_alignment": AtLeast(0.9), "one_step_any_data": AtLeast(0.9), "selection": ShareOfSeeds(),
+        "max_margin": ShareOfSeeds(), "global": ShareOfSeeds(), "several_relevant": AtLeast(0.99),
         "multiclass_one_step": AtLeast(0.9), "trained_accuracy": Within(pn.TRAINED_ACCURACY, 0.05),
-        "frozen_accuracy": Within(pn.FROZEN_ACCURACY, 0.05), "frozen_gap": PositiveInterval(),
+        "frozen_accuracy": Within(pn.FROZEN_ACCURACY, 0.05), "frozen_gap": PositiveInterval(23),
         "std_ratio_values": WithinFactor(pn.ONE_STEP_STD_RATIO_VALUES, 1.5),
         "std_ratio_scores": WithinFactor(pn.ONE_STEP_STD_RATIO_SCORES, 1.5), "joint_values": ShapeIs("increasing"),
         "joint_scores": ShapeIs("U-shaped"), "key_query_scores": ShapeIs("U-shaped"),
@@ -64,13 +72,18 @@ def test_each_claim_reads_its_records():
     [
         ("one_step_alignment", 0.98765, "corr 0.988"),
         ("one_step_any_data", 0.91234, "corr 0.912"),
-        ("selection", 0.999912, "worst sequence 0.9999"),
-        ("max_margin", 0.98765, "cos 0.9877"),
+        ("selection", {"value": 0.85, "low": 0.64, "high": 0.948, "n": 20, "passed": 17, "d": 512},
+         "17 of 20 seeds (85 %, Wilson 95% [64, 95] %) at d = 512"),
+        ("max_margin", {"value": 1.0, "low": 0.566, "high": 1.0, "n": 5, "passed": 5, "d": 2048},
+         "5 of 5 seeds (100 %, Wilson 95% [57, 100] %) at d = 2048"),
         ("several_relevant", 0.99123, "worst sequence 0.9912"),
         ("multiclass_one_step", 0.9345, "worst class corr 0.934"),
         ("trained_accuracy", INTERVAL, "88.5 % [88.3, 88.6] % (5 seeds)"),
         ("frozen_accuracy", INTERVAL, "88.5 % [88.3, 88.6] % (5 seeds)"),
-        ("global", {"value": 0.85, "low": 0.8, "high": 0.85, "n": 20}, "85% of 20 seeds at d = 2048, 80% at d = 512"),
+        ("global", [{"value": 0.8, "low": 0.376, "high": 0.964, "n": 5, "passed": 4, "d": 512},
+                    {"value": 1.0, "low": 0.839, "high": 1.0, "n": 20, "passed": 20, "d": 2048}],
+         "4 of 5 seeds (80 %, Wilson 95% [38, 96] %) at d = 512; 20 of 20 seeds (100 %, Wilson 95% [84, 100] %) at "
+         "d = 2048"),
         ("frozen_gap", {"value": 4.62, "low": 4.31, "high": 4.93, "n": 5}, "4.6 points [4.3, 4.9] over 5 seeds"),
         ("frozen_gap", {"value": 4.62, "low": 4.31, "high": 4.93, "n": 1},
          "4.6 points [4.3, 4.9] (one seed; interval from the test-set sizes)"),
@@ -83,32 +96,47 @@ def test_each_claim_shows_its_number(key, value, shown):
     assert BY_KEY[key].show(value) == shown
 
 
-def _sweeps(share_512: float, share_2048: float, seeds_512: int = 7, seeds_2048: int = 20) -> dict:
-    """Theory records with the two seed sweeps of the ``global`` claim, of uneven sizes."""
+def _sweep(seeds: int, selects: int, reaches: int, both: int) -> dict:
+    return {"seeds": seeds, "passed": {"selects": selects, "reaches": reaches, "both": both}, "share_selected": -1.0}
+
+
+def _sweeps(d512: tuple[int, int, int, int], d2048: tuple[int, int, int, int]) -> dict:
+    """Theory records with the seed sweeps of rows 3-5, of uneven sizes; ``share_selected`` is a decoy (never read)."""
     return {
         "report-theory": {
-            "seed_sweep_d512": {"share_selected": share_512, "seeds": seeds_512},
-            "seed_sweep_d2048": {"share_selected": share_2048, "seeds": seeds_2048},
-            "seed_sweep_d1024": {"share_selected": 0.0, "seeds": 3},  # not one of the claim's dimensions
+            "seed_sweep_d512": _sweep(*d512),
+            "seed_sweep_d2048": _sweep(*d2048),
+            "seed_sweep_d1024": _sweep(3, 0, 0, 0),  # not one of the claims' dimensions
+            "selection": {"min_attention": 1.0, "cos": 0.999},  # seed 0 alone: no longer read by rows 3-5
         }
     }
 
 
-@pytest.mark.parametrize(
-    ("share_512", "share_2048", "low"),
-    [(0.6, 0.85, 0.6), (0.95, 0.85, 0.85), (0.85, 0.85, 0.85)],
-)
-def test_global_share_reads_d2048_and_the_lower_of_both_dimensions(share_512, share_2048, low):
-    measure = BY_KEY["global"].measure
-    assert measure is global_share
-    assert measure(_sweeps(share_512, share_2048)) == {"value": share_2048, "low": low, "high": share_2048, "n": 20}
+def test_rows_3_and_4_read_their_own_count_at_the_reference_d_with_a_wilson_interval():
+    records = _sweeps((20, 17, 16, 15), (7, 7, 6, 6))
+    selection = BY_KEY["selection"].measure(records)
+    assert selection["passed"] == 17 and selection["n"] == 20 and selection["d"] == 512
+    assert selection["value"] == pytest.approx(0.85)
+    assert selection["low"] == pytest.approx(0.6396, abs=1e-4) and selection["high"] == pytest.approx(0.9476, abs=1e-4)
+    reaches = BY_KEY["max_margin"].measure(records)
+    assert (reaches["passed"], reaches["n"], reaches["value"]) == (16, 20, 0.8)
 
 
-def test_global_share_counts_the_seeds_at_d2048():
-    assert global_share(_sweeps(0.5, 1.0, seeds_512=40, seeds_2048=12))["n"] == 12
-    assert show_global(global_share(_sweeps(0.5, 1.0, seeds_512=40, seeds_2048=12))) == (
-        "100% of 12 seeds at d = 2048, 50% at d = 512"
+def test_global_row_shows_each_dimension_with_its_own_interval_not_a_minimum():
+    records = _sweeps((5, 4, 4, 4), (12, 12, 12, 12))
+    shares = global_shares(records)
+    assert [(s["d"], s["passed"], s["n"]) for s in shares] == [(512, 4, 5), (2048, 12, 12)]
+    assert shares[0]["low"] == pytest.approx(0.3755, abs=1e-4) and shares[0]["high"] == pytest.approx(0.9638, abs=1e-4)
+    assert shares[1]["high"] == 1.0 and shares[1]["low"] == pytest.approx(0.7575, abs=1e-4)
+    assert show_global_shares(shares) == (
+        "4 of 5 seeds (80 %, Wilson 95% [38, 96] %) at d = 512; 12 of 12 seeds (100 %, Wilson 95% [76, 100] %) at d = 2048"
     )
+    assert BY_KEY["global"].rule.judge(shares)[0] == "partly"
+
+
+def test_the_rows_name_the_course_direction_threshold():
+    for key in ("max_margin", "global"):
+        assert f">= {DIRECTION_COSINE:g}" in BY_KEY[key].protocol
 
 
 ONE_SEED = " (one seed; interval from the test-set sizes)"
@@ -129,7 +157,6 @@ def test_each_shown_number_keeps_its_digits():
     assert show_ratio({"value": 8.456, "low": 6.5, "high": 10.004, "n": 3}) == "8.46x [6.50, 10.00]x (3 seeds)"
     assert show_ratio(one_seed) == "0.72x (one seed)"
     assert (show_corr(-0.12345), show_worst_class_corr(0.5)) == ("corr -0.123", "worst class corr 0.500")
-    assert show_cos(1.0) == "cos 1.0000"
     assert show_worst_sequence(0.99995) == "worst sequence 1.0000"
     assert show_spearman({"ours": [-0.3, 0.04], "reference": [0.9, 1.0]}) == "Spearman [-0.30, +0.04]"
 

@@ -17,7 +17,9 @@ from token_selection.report.measures import (
     real_record,
     seeded,
     shape_verdict,
+    share_interval,
     show_shape,
+    show_share,
     std_ratio,
     theory,
     weaker,
@@ -67,7 +69,9 @@ def test_show_shape_with_one_and_with_several_seeds():
     assert show_shape(verdict) == "U-shaped (Spearman +0.12 [-0.05, +0.46]; one seed)"
     assert show_shape({**verdict, "shapes": ["U-shaped"]}) == "U-shaped (Spearman +0.12 [-0.05, +0.46]; one seed)"
     several = {**verdict, "shapes": ["U-shaped", "flat", "U-shaped"]}
-    assert show_shape(several) == "U-shaped (Spearman +0.12 [-0.05, +0.46]; 2 of 3 seeds)"
+    assert show_shape(several) == "2 U-shaped, 1 flat of 3 seeds (seed 0: U-shaped, Spearman +0.12 [-0.05, +0.46])"
+    minority = {**verdict, "shape": "decreasing", "shapes": ["decreasing", "U-shaped", "U-shaped"]}
+    assert show_shape(minority).startswith("2 U-shaped, 1 decreasing of 3 seeds (seed 0: decreasing, "), "majority first"
     assert show_shape({**verdict, "shapes": []}).endswith("; one seed)")
 
 
@@ -173,7 +177,28 @@ def test_theory_reads_a_dotted_path_of_the_theory_record():
 
 def test_two_seeds_are_several_for_shapes_and_intervals():
     verdict = {"shape": "flat", "spearman": 0.0, "spearman_ci": [-0.1, 0.1], "shapes": ["flat", "U-shaped"]}
-    assert show_shape(verdict).endswith("; 1 of 2 seeds)")
+    assert show_shape(verdict).startswith("1 flat, 1 U-shaped of 2 seeds (seed 0: flat, ")
     two = {"value": 0.3, "low": 0.2, "high": 0.4, "n": 2}
     records = {real_record("mlp"): _spearman([0.0, 0.9], two), real_record("one_layer"): _spearman([0.6, 0.8])}
     assert weaker(records)["ours"] == [0.2, 0.4]
+
+
+@pytest.mark.parametrize(
+    ("passed", "trials", "low", "high"),
+    [(17, 20, 0.6396, 0.9476), (20, 20, 0.8389, 1.0), (0, 5, 0.0, 0.4345), (4, 5, 0.3755, 0.9638)],
+)
+def test_share_interval_is_the_wilson_interval_of_the_count(passed, trials, low, high):
+    share = share_interval(passed, trials)
+    assert share["passed"] == passed and share["n"] == trials and share["value"] == passed / trials
+    assert share["low"] == pytest.approx(low, abs=1e-4) and share["high"] == pytest.approx(high, abs=1e-4)
+
+
+@pytest.mark.parametrize(("passed", "trials"), [(True, 5), (2.0, 5), (2, 5.0), (6, 5), (-1, 5), (0, 0)])
+def test_share_interval_refuses_what_is_not_a_count(passed, trials):
+    with pytest.raises(ValueError, match="passed"):
+        share_interval(passed, trials)
+
+
+def test_show_share_prints_the_count_and_the_interval_in_percent():
+    assert show_share(share_interval(17, 20)) == "17 of 20 seeds (85 %, Wilson 95% [64, 95] %)"
+    assert show_share(share_interval(0, 3)) == "0 of 3 seeds (0 %, Wilson 95% [0, 56] %)"

@@ -87,13 +87,15 @@ def test_rows_read_records_and_say_how_to_produce_missing_ones(records):
 
 
 def test_theory_record_is_read(records):
-    metrics = {"selection": {"min_attention": 0.995, "cos": 0.98}}
+    sweep = {"seeds": 5, "passed": {"selects": 5, "reaches": 2, "both": 2}}
+    metrics = {"selection": {"min_attention": 0.995, "cos": 0.98}, "seed_sweep_d512": sweep}
     (records / f"{THEORY}.fast.json").write_text("{}")  # corrupt: read_record needs a version
     assert outcome(next(c for c in CLAIMS if c.key == "selection"), "fast").verdict == "not run"
     write_record(THEORY, "fast", protocol="synthetic", settings={}, metrics=metrics)
     by_key = {claim.key: claim for claim in CLAIMS}
     assert outcome(by_key["selection"], "fast").verdict == "reproduced"
-    assert outcome(by_key["max_margin"], "fast").verdict == "not reproduced"
+    assert outcome(by_key["max_margin"], "fast").verdict == "not reproduced"  # 2 of 5 seeds
+    assert outcome(by_key["global"], "fast").ours == "not measured"  # no sweep at d = 2048
     assert json.loads((records / f"{THEORY}.fast.json").read_text())["protocol"] == "synthetic"
     assert claims_module.THEORY_RECORD == THEORY
 

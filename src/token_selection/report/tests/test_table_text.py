@@ -57,15 +57,18 @@ def test_protocols_and_verdict_list_in_full():
             tb.ReportRow(BY_KEY["max_margin"], "p", {"full": _outcome("0.9", "partly", "the mean")})]  # fmt: skip
     protocols = tb.protocols_markdown(rows).splitlines()
     assert protocols[0] == (
-        "1. **selection**: attention on the relevant token, worst training sequence, after normalised GD on p. Rule: "
-        "reproduced if ours (the lower end of its seed interval) >= 0.99, partly if only the mean is, else not reproduced."
+        "1. **selection**: share of the reference case's seeds (data and initialisation) whose worst training sequence "
+        "puts more than 0.99 of its attention on its relevant token after normalised GD on p. Rule: reproduced if every "
+        "seed passes (at each dimension measured), partly if at least 50% of the seeds do, else not reproduced; the "
+        "Wilson 95% interval of the share is shown beside it."
     )
-    assert protocols[1].startswith("2. **max_margin**: cos(p, p_mm) after normalised GD on p, reference case. Rule: ")
+    assert protocols[1].startswith("2. **max_margin**: share of the reference case's seeds with cos(p, p_mm) >= 0.95 ")
     table = tb.verdict_table(rows).splitlines()
     assert table[2].endswith("| 0.999 | **reproduced** |") and table[3].endswith("| 0.9 | **partly** (why: 2 below) |")
     statement = "After p is trained to convergence, the softmax selects the important tokens"
     assert table[2].startswith(f"| 1 | {statement} | [abstract] abstract |")
-    assert tb.why_list(rows) == "2. **max_margin** (partly: the mean).", "no diagnosis speaks to it: nothing after"
+    several = [rows[0], tb.ReportRow(BY_KEY["several_relevant"], "p", {"full": _outcome("0.9", "partly", "the mean")})]
+    assert tb.why_list(several) == "2. **several_relevant** (partly: the mean).", "no diagnosis speaks to it: nothing after"
 
 
 def test_records_list_names_each_record_once_with_its_date_and_machine(records):
@@ -89,3 +92,60 @@ def test_a_stale_record_is_shown_as_stale_with_its_command(records, monkeypatch)
     write_record(real_record("one_layer"), "fast", protocol="p", settings={}, metrics=metrics)
     monkeypatch.setattr(tb, "state_of", lambda name, scale: "stale")
     assert tb.outcome(BY_KEY["trained_accuracy"], "fast").ours.endswith("make records replaces it)")
+
+
+def _sweep_metrics(seeds: int, both: int) -> dict:
+    sweep = {"seeds": seeds, "passed": {"selects": both, "reaches": both, "both": both}}
+    return {"seed_sweep_d512": sweep, "seed_sweep_d2048": sweep}
+
+
+@pytest.mark.parametrize("scale", ["fast", "full"])
+def test_a_theory_record_under_earlier_thresholds_is_never_taken_for_current(records, monkeypatch, scale):
+    """Rows 3-5 count seeds by the course's thresholds: a record counted under others is stale (catalogue.state_of)."""
+    from token_selection.report.catalogue import _theory_settings
+
+    current = _theory_settings(scale)
+    earlier = {k: v for k, v in current.items() if k not in ("selected_attention", "direction_cosine")}
+    write_record("report-theory", scale, protocol="p", settings={**earlier, "selected": 0.99},
+                 metrics=_sweep_metrics(4, 3))  # fmt: skip
+    for key in ("selection", "max_margin", "global"):
+        shown = tb.outcome(BY_KEY[key], scale)
+        assert "(stale: report-theory from earlier settings;" in shown.ours, key
+    # the record of the seed-0 era has no counts at all: not measured, never judged
+    write_record("report-theory", scale, protocol="p", settings=earlier, metrics={"selection": {"cos": 0.995}})
+    assert tb.outcome(BY_KEY["max_margin"], scale).verdict == "not run"
+    assert tb.outcome(BY_KEY["max_margin"], scale).ours == "not measured"
+    # the same counts under the current settings: current, judged, no stale mark
+    write_record("report-theory", scale, protocol="p", settings=current, metrics=_sweep_metrics(4, 4))
+    shown = tb.outcome(BY_KEY["global"], scale)
+    assert "stale" not in shown.ours and shown.verdict == "reproduced"
+
+
+def _rows_with(verdicts: dict[str, str], scale: str = "full") -> list:
+    return [tb.ReportRow(BY_KEY[key], "p", {scale: _outcome("x", verdict, "why")}) for key, verdict in verdicts.items()]
+
+
+def test_opening_verdict_counts_the_paper_claims_and_the_sweep(records, monkeypatch):
+    rows = _rows_with({"selection": "partly", "trained_accuracy": "reproduced", "joint_scores": "reproduced",
+                       "frozen_gap": "not reproduced", "yelp_stars": "not run"})  # fmt: skip
+    first, second = tb.opening_verdict(rows, "full")
+    assert first == (
+        "At the full scale, 1 of the 4 claims our sources attribute to the paper are reproduced, 1 partly and 1 not "
+        "(1 not run yet)."
+    ), "the inferred row (joint_scores) is ours, not a claim of the paper"
+    assert second == "The synthetic seed sweep has no full record yet."
+    write_record("report-theory", "full", protocol="p", settings={}, metrics={"selection": {"cos": 1.0}})
+    assert tb.opening_verdict(rows, "full")[1].startswith("The full synthetic record predates the seed counts: ")
+    sweep = {"seed_sweep_d512": {"seeds": 7, "passed": {"both": 5}}, "seed_sweep_d2048": {"seeds": 3, "passed": {"both": 3}}}
+    write_record("report-theory", "full", protocol="p", settings={}, metrics=sweep)
+    monkeypatch.setattr(tb, "state_of", lambda name, scale: "current")
+    assert tb.opening_verdict(rows, "full")[1] == (
+        "After one step and training, p selects every relevant token and reaches the max-margin direction in 5 of 7 "
+        "seeds at d = 512 and 3 of 3 seeds at d = 2048; the rows that differ are explained under the table."
+    )
+    monkeypatch.setattr(tb, "state_of", lambda name, scale: "stale")
+    assert "d = 2048 (from a stale record); the rows" in tb.opening_verdict(rows, "full")[1]
+    only = _rows_with({"selection": "reproduced"}, "fast")
+    assert tb.opening_verdict(only, "fast")[0] == (
+        "At the fast scale, 1 of the 1 claims our sources attribute to the paper are reproduced, 0 partly and 0 not."
+    )

@@ -82,14 +82,15 @@ def test_multiclass_alignment_takes_the_minimum_over_classes(quick, monkeypatch)
 
 
 @pytest.mark.parametrize(
-    ("runs", "share"),
+    ("runs", "passed"),
     [
-        ([(0.99, 0.99), (0.99, 0.99), (0.99, 0.99)], 1.0),  # on the boundary: selected
-        ([(0.99, 0.99), (0.9899, 0.999), (0.999, 0.9899)], 1 / 3),  # just below on either measure: not
-        ([(1.0, float("nan")), (0.5, 1.0), (1.0, 1.0)], 1 / 3),  # no p_mm (NaN cosine) is not a success
+        # (worst-sequence attention, cos): attention must exceed 0.99, cos reach 0.95
+        ([(0.99, 0.95), (0.99, 0.95), (0.99, 0.95)], (0, 3, 0)),  # on both boundaries: reaches, does not select
+        ([(0.990001, 0.95), (0.999, 0.949999), (1.0, 0.987)], (3, 2, 2)),  # just past / just short; 0.987 reaches
+        ([(1.0, float("nan")), (0.5, 1.0), (1.0, 1.0)], (2, 2, 1)),  # no p_mm (NaN cosine) never reaches
     ],
 )
-def test_seed_sweep_counts_a_seed_only_when_both_measures_reach_the_threshold(monkeypatch, runs, share):
+def test_seed_sweep_counts_each_test_by_the_course_thresholds(monkeypatch, runs, passed):
     seen = []
 
     def fake(case):
@@ -100,10 +101,19 @@ def test_seed_sweep_counts_a_seed_only_when_both_measures_reach_the_threshold(mo
     monkeypatch.setattr(tc, "selection_after_training", fake)
     out = tc.seed_sweep(d=96, seeds=3)
     assert seen == [(0, 96, ReferenceCase().n), (1, 96, ReferenceCase().n), (2, 96, ReferenceCase().n)]
-    assert out["share_selected"] == pytest.approx(share)
+    assert out["passed"] == dict(zip(("selects", "reaches", "both"), passed, strict=True))
+    assert out["share_selected"] == pytest.approx(passed[2] / 3)
     assert out["d"] == 96 and out["seeds"] == 3
     assert out["min_attention"] == [r[0] for r in runs]
     assert out["cos"][:2] == [r[1] for r in runs][:2]
+
+
+def test_seed_sweep_uses_the_thresholds_of_the_package(monkeypatch):
+    monkeypatch.setattr(tc, "selection_after_training", lambda case: {"min_attention": 0.7, "cos": 0.8, "steps": 1})
+    assert tc.seed_sweep(d=8, seeds=2)["passed"] == {"selects": 0, "reaches": 0, "both": 0}
+    monkeypatch.setattr(tc, "SELECTED_ATTENTION", 0.6)
+    monkeypatch.setattr(tc, "DIRECTION_COSINE", 0.8)
+    assert tc.seed_sweep(d=8, seeds=2)["passed"] == {"selects": 2, "reaches": 2, "both": 2}
 
 
 @pytest.mark.parametrize(("scale", "seeds"), [("fast", 5), ("full", 20)])
@@ -135,6 +145,8 @@ def test_protocol_names_the_settings_the_numbers_come_from(monkeypatch, scale, l
         "at most 5000 steps",
         "delta=0.3",
         f"seeds 0..{last_seed} at d = 512 and 2048",
+        "more than 0.99 of its attention",
+        "cos(p, p_mm) >= 0.95 (the course's thresholds)",
         "K=4 classes",
         "one step of size 200.",
     ):
@@ -145,12 +157,14 @@ def test_record_settings_follow_every_setting_and_the_scale(monkeypatch):
     monkeypatch.setenv("TOKEN_SELECTION_SCALE", "fast")
     base = tc.record_settings()
     assert base["reference"]["d"] == 512 and base["training"] == tc.TRAINING and base["multiclass"] == tc.MULTICLASS
-    assert base["sweep_dimensions"] == [512, 2048] and base["selected"] == 0.99 and base["seeds"] == 5
+    assert base["sweep_dimensions"] == [512, 2048] and base["seeds"] == 5
+    assert base["selected_attention"] == 0.99 and base["direction_cosine"] == 0.95
     changes = {
         "TRAINING": {**tc.TRAINING, "lr": 0.5},
         "MULTICLASS": {**tc.MULTICLASS, "eta": 100.0},
         "SWEEP_DIMENSIONS": (512,),
-        "SELECTED": 0.95,
+        "SELECTED_ATTENTION": 0.95,
+        "DIRECTION_COSINE": 0.99,
     }
     for name, value in changes.items():
         with monkeypatch.context() as patch:
@@ -170,10 +184,10 @@ def test_main_writes_the_record_then_skips_it_until_a_setting_changes(monkeypatc
     assert record is not None and record["metrics"] == {"multiclass_corr": 0.5}
     assert record["seeds"] == [0, 1, 2, 3, 4] and record["protocol"] == tc.protocol()
     assert tc.main() == "report-theory (fast): record up to date, skipped" and len(calls) == 1
-    monkeypatch.setattr(tc, "SELECTED", 0.95)
+    monkeypatch.setattr(tc, "DIRECTION_COSINE", 0.99)
     assert tc.main().startswith("wrote ") and len(calls) == 2, "a record under other settings was taken as current"
     stored = json.loads((tmp_path / "report-theory.fast.json").read_text())
-    assert stored["settings"]["selected"] == 0.95 and stored["scale"] == "fast"
+    assert stored["settings"]["direction_cosine"] == 0.99 and stored["scale"] == "fast"
     assert not (tmp_path / "report-theory.full.json").exists()
 
 

@@ -1,6 +1,15 @@
 import pytest
 
-from token_selection.report.verdicts import AtLeast, PositiveInterval, ShapeIs, WeakerTrend, Within, WithinFactor, judge
+from token_selection.report.verdicts import (
+    AtLeast,
+    PositiveInterval,
+    ShapeIs,
+    ShareOfSeeds,
+    WeakerTrend,
+    Within,
+    WithinFactor,
+    judge,
+)
 
 
 def test_at_least_on_each_side_of_its_threshold():
@@ -148,6 +157,15 @@ def test_within_factor_positive_interval_and_shapes_give_their_reasons_in_full()
     assert rule.judge(_interval(3.0, 1.0, 5.0)) == ("not reproduced", "3 [1, 5] over 5 seeds is not above 1")
     assert PositiveInterval().judge({"value": 2.5, "low": 0.25, "high": 4.75}) == ("reproduced", "2.5 [0.25, 4.75] lies above 0")
     assert PositiveInterval().judge({"value": 2.5, "low": -0.5, "high": 4.75}) == ("not reproduced", "2.5 [-0.5, 4.75] reaches 0")
+    with_size = PositiveInterval(23)
+    assert with_size.judge({"value": 4.6, "low": 4.3, "high": 4.9}) == (
+        "reproduced",
+        "4.6 [4.3, 4.9] lies above 0: the direction is reproduced, not the size (the paper's 23)",
+    )
+    assert with_size.judge({"value": 4.6, "low": 0.0, "high": 4.9}) == ("not reproduced", "4.6 [0, 4.9] reaches 0")
+    assert with_size.describe() == (
+        "reproduced if the 95% interval lies above 0, else not reproduced; the size is not scored (the paper's is 23)"
+    )
     shape = ShapeIs("U-shaped")
     assert shape.judge({"shapes": ["U-shaped", "U-shaped"], "shape": "flat"}) == (
         "reproduced",
@@ -186,3 +204,56 @@ def test_within_includes_both_ends_of_its_band_as_computed():
     rule = Within(0.95, 0.05)
     low, high = 0.95 - 0.05, 0.95 + 0.05  # the band's ends as the rule computes them (0.8999...)
     assert rule.judge(_interval(0.95, low, high))[0] == "reproduced"
+
+
+def _share(passed: int, n: int, d: int = 512) -> dict:
+    from token_selection.report.measures import share_interval
+
+    return {**share_interval(passed, n), "d": d}
+
+
+@pytest.mark.parametrize(
+    ("passed", "n", "verdict"),
+    [
+        (20, 20, "reproduced"),  # exactly at the bound of 'reproduced': every seed
+        (19, 20, "partly"),  # one seed short
+        (10, 20, "partly"),  # exactly at the bound of 'partly'
+        (9, 19, "not reproduced"),  # just below half, an odd count
+        (5, 10, "partly"),
+        (0, 7, "not reproduced"),
+        (1, 1, "reproduced"),
+    ],
+)
+def test_share_of_seeds_on_each_side_of_its_bounds(passed, n, verdict):
+    assert ShareOfSeeds().judge(_share(passed, n))[0] == verdict
+
+
+def test_share_of_seeds_judges_the_weakest_dimension_and_names_it():
+    uneven = [_share(20, 20, 2048), _share(3, 5, 512)]
+    assert ShareOfSeeds().judge(uneven) == ("partly", "3 of 5 seeds pass at d = 512: a share of 60% is at least 50%, below 100%")
+    assert ShareOfSeeds().judge([_share(12, 12, 512), _share(20, 20, 2048)]) == (
+        "reproduced",
+        "12 of 12 at d = 512, 20 of 20 at d = 2048 seeds pass",
+    )
+    assert ShareOfSeeds().judge(_share(12, 12)) == ("reproduced", "12 of 12 seeds pass")
+    assert ShareOfSeeds().judge(_share(2, 5)) == ("not reproduced", "2 of 5 seeds pass: a share of 40% is below 50%")
+    with pytest.raises(ValueError, match="at least one share"):
+        ShareOfSeeds().judge([])
+
+
+def test_share_of_seeds_with_other_bounds_states_them():
+    rule = ShareOfSeeds(reproduced=0.9, partly=0.6)
+    assert rule.judge(_share(9, 10))[0] == "reproduced" and rule.judge(_share(6, 10))[0] == "partly"
+    assert rule.judge(_share(59, 100))[0] == "not reproduced"
+    assert rule.describe().startswith("reproduced if at least 90% of the seeds pass (at each dimension measured), ")
+    assert ShareOfSeeds().describe() == (
+        "reproduced if every seed passes (at each dimension measured), partly if at least 50% of the seeds do, else "
+        "not reproduced; the Wilson 95% interval of the share is shown beside it"
+    )
+    for equal in (0.0, 0.5, 1.0):
+        assert ShareOfSeeds(reproduced=equal, partly=equal).judge(_share(1, 2))[0] == (
+            "reproduced" if equal <= 0.5 else "not reproduced"
+        )
+    for bad in ({"reproduced": 0.5, "partly": 0.6}, {"reproduced": 1.1}, {"partly": -0.1}):
+        with pytest.raises(ValueError, match="need 0 <= partly <= reproduced <= 1"):
+            ShareOfSeeds(**bad)
