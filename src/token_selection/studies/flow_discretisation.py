@@ -397,3 +397,28 @@ def finer_discretisation_reason(scale: str) -> str:
         f"With the flow of p followed by an adaptive solver (RK45), random starts end one-sided in {fine} of "
         f"{found['trials']} seeds at {_listed(ratios)} η* ({coarse} with the chapters' step) and {ch4}, {verdict}."
     )
+
+
+DISCRETISATION_LABELS = {"euler_1": "the chapters' step", "euler_10": "10 times shorter steps", "rk45": "adaptive RK45"}
+"""How a figure or a table names each discretisation."""
+
+
+def plot_end_counts(axes, metrics: dict[str, Any]) -> None:
+    """Two panels on ``axes`` (a pair of matplotlib Axes): chapter 10's random starts that end one-sided (left)
+    and that miss the all-relevant direction (right), against the step multiple, one line per discretisation."""
+    one_sided, all_relevant = end_counts(metrics), end_counts(metrics, "all_relevant")
+    ratios = list(one_sided)
+    trials = next(iter(metrics["ch10"].values()))[metrics["discretisations"][0]]["trials"]
+    for k, name in enumerate(metrics["discretisations"]):
+        style = {"marker": "os^"[k % 3], "lw": 1.5, "ls": ("-", "--", ":")[k % 3],
+                 "label": DISCRETISATION_LABELS.get(name, name)}  # fmt: skip
+        axes[0].plot([float(r) for r in ratios], [one_sided[r][name] for r in ratios], **style)
+        axes[1].plot([float(r) for r in ratios], [trials - all_relevant[r][name] for r in ratios], **style)
+    for ax, title in zip(axes, ("ends one-sided", "ends off the all-relevant direction"), strict=True):
+        ax.set_xscale("log", base=2)
+        ax.set_xticks([float(r) for r in ratios], ratios)
+        ax.set_xlabel(r"first step $\tau = \eta/\eta^*$")
+        ax.set_ylabel(f"random starts (of {trials})")
+        ax.set_ylim(-0.5, trials + 0.5)
+        ax.set_title(f"Random starts that {title}")
+    axes[0].legend(fontsize=8)

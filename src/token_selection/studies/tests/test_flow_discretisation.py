@@ -216,3 +216,21 @@ def test_the_reason_follows_the_record_and_ignores_a_stale_one(tmp_path, monkeyp
     stale["ode"]["rtol"] = 1e-7
     write_record("flow_discretisation", "fast", protocol="p", settings=stale, metrics=_metrics(counts, ch4))
     assert "no current record" in fd.finer_discretisation_reason("fast")
+
+
+def test_the_figure_draws_both_counts_per_discretisation():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    metrics = _metrics({"8": [4, 3, 2], "16": [14, 13, 12]}, ([1], [1]))
+    fig, axes = plt.subplots(1, 2)
+    fd.plot_end_counts(axes, metrics)
+    left, right = ([line.get_ydata().tolist() for line in ax.get_lines()] for ax in axes)
+    assert left == [[4, 14], [3, 13], [2, 12]]
+    assert right == [[4, 14], [3, 13], [2, 12]]  # scripted: every run not one-sided is all-relevant
+    assert [t.get_text() for t in axes[0].get_legend().get_texts()] == [
+        "the chapters' step", "10 times shorter steps", "adaptive RK45",
+    ]  # fmt: skip
+    plt.close(fig)
