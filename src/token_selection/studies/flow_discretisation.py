@@ -7,9 +7,9 @@ flow ``dp/dt = -grad L`` (only the clock differs: ``s`` is the arc length), so i
 chapters' random starts with the step divided by ``refinement`` (and ``refinement`` times as many steps,
 so that ``p`` travels the same arc length) and counts where the runs end at each discretisation.
 
-The runs of one step size are integrated together: every seed is one row of a batch (float64), each
-stopping on its own at the float64 floor with the rule of ``theory.training.train_cls``, so the coarse
-discretisation (``refinement`` 1) repeats the chapters' runs.
+Both integrators compute the gradient exactly as ``theory.training.train_cls`` does (float64, the fast
+form, vectorised over sequences and tokens) and stop a run where that function stops it, at the float64
+floor, so the coarse discretisation (``refinement`` 1) repeats the chapters' runs.
 """
 
 from __future__ import annotations
@@ -67,35 +67,27 @@ def flow_batch(
         raise ValueError(f"steps must be an integer >= 0, got {steps}")
     if not lr > 0 or lr == float("inf"):
         raise ValueError(f"lr must be a finite number > 0, got {lr}")
-    E, v, p = E.double(), v.double(), p0.double().clone()
-    y = y.double()
-    n = X.shape[1]
-    flat = X.reshape(B, -1)
-    values = torch.einsum("bvd,bd->bv", E, v).gather(1, flat).reshape(X.shape)
-    E_norms = E.norm(dim=2)
-    eps = torch.finfo(torch.float64).eps
-    active = torch.ones(B, dtype=torch.bool)
-    taken = torch.zeros(B, dtype=torch.long)
-    for _ in range(int(steps) + 1):
-        scores = torch.einsum("bvd,bd->bv", E, p).gather(1, flat).reshape(X.shape)
-        q = torch.softmax(scores, dim=-1)
-        f = (q * values).sum(-1)
-        dloss_df = -y * torch.sigmoid(-y * f) / n
-        per_position = dloss_df[..., None] * q * (values - f[..., None])
-        per_token = torch.zeros(B, V, dtype=torch.float64).scatter_add_(1, flat, per_position.reshape(B, -1))
-        grad = torch.einsum("bvd,bv->bd", E, per_token)
-        summands = dloss_df.abs()[..., None] * q * (values.abs() + f.abs()[..., None])
-        weights = torch.zeros(B, V, dtype=torch.float64).scatter_add_(1, flat, summands.reshape(B, -1))
-        noise = eps * (E_norms * weights).sum(1)
-        grad_norm = grad.norm(dim=1)
-        active &= ~(grad_norm < rounding_factor * noise)
-        active &= taken < steps
-        if not bool(active.any()):
-            break
-        move = torch.where(active[:, None], grad / grad_norm.clamp_min(1e-300)[:, None], 0.0)
-        p -= lr * move
-        taken += active.long()
-    return p, taken
+    ends, taken = [], []
+    for b in range(B):  # one problem at a time: numpy on (n, T) arrays is faster here than torch on (B, n, T)
+        end, count = _euler(E[b].double().numpy(), v[b].double().numpy(), X[b].numpy(), y[b].double().numpy(),
+                            p0[b].double().numpy(), int(steps), lr, rounding_factor)  # fmt: skip
+        ends.append(torch.from_numpy(end))
+        taken.append(count)
+    return torch.stack(ends), torch.tensor(taken, dtype=torch.long)
+
+
+def _euler(
+    E: np.ndarray, v: np.ndarray, X: np.ndarray, y: np.ndarray, p: np.ndarray, steps: int, lr: float, factor: float
+) -> tuple[np.ndarray, int]:
+    """Normalised GD of ``train_cls`` for one problem: the end point and the number of steps taken."""
+    values, E_norms, p = (E @ v)[X], np.linalg.norm(E, axis=1), p.copy()
+    for t in range(steps + 1):
+        grad, noise = _gradient(E, values, E_norms, X, y, p)
+        norm = float(np.linalg.norm(grad))
+        if norm < factor * noise or t == steps:
+            return p, t
+        p -= lr * grad / norm
+    return p, steps
 
 
 def _gradient(E: np.ndarray, values: np.ndarray, E_norms: np.ndarray, X: np.ndarray, y: np.ndarray, p: np.ndarray):
@@ -124,15 +116,18 @@ def flow_ode(
     rtol: float,
     atol: float,
     rounding_factor: float = ROUNDING_FACTOR,
+    max_evaluations: int = 1_000_000,
 ) -> dict[str, Any]:
     """Normalised gradient flow dp/ds = -grad L / |grad L| by an adaptive Runge-Kutta solver (scipy's RK45).
 
     E: (V, d); v: (d,); X: (n, T) ids; y: (n,) in {-1, +1}; p0: (d,). Integrates over the arc length
-    s in [0, length] and stops earlier where the gradient reaches the float64 floor of ``train_cls``
-    (an event of the solver). Returns "p" (d,) float64 tensor, "arc_length" reached, "evaluations" of
-    the field and "median_step": the solver's median step in arc length.
+    s in [0, length], one accepted step of the solver at a time, and stops after the step at which the
+    gradient reaches the float64 floor of ``train_cls`` (checked at every accepted point, as ``train_cls``
+    checks at every step). Returns "p" (d,) float64 tensor, "arc_length" reached, "evaluations" of the
+    field, "median_step": the solver's median step in arc length, and "stop": "floor", "length" or, past
+    ``max_evaluations``, "budget".
     """
-    from scipy.integrate import solve_ivp
+    from scipy.integrate import RK45
 
     if not (length > 0 and rtol > 0 and atol > 0):
         raise ValueError(f"length, rtol and atol must be > 0, got {length}, {rtol}, {atol}")
@@ -149,22 +144,32 @@ def flow_ode(
         grad, _ = _gradient(E_, values, E_norms, X_, y_, p)
         return -grad / np.linalg.norm(grad)
 
-    def floor(_s: float, p: np.ndarray) -> float:
+    def at_floor(p: np.ndarray) -> bool:
         grad, noise = _gradient(E_, values, E_norms, X_, y_, p)
-        return float(np.linalg.norm(grad) - rounding_factor * noise)
+        return bool(np.linalg.norm(grad) < rounding_factor * noise)
 
-    floor.terminal = True  # type: ignore[attr-defined]
-    start = p0.double().numpy()
-    if floor(0.0, start) <= 0:
-        return {"p": p0.double().clone(), "arc_length": 0.0, "evaluations": 0, "median_step": 0.0}
-    solution = solve_ivp(field, (0.0, float(length)), start, method="RK45", rtol=rtol, atol=atol, events=floor)
-    if solution.status == -1:
-        raise RuntimeError(f"the flow solver failed: {solution.message}")
+    start = p0.double().numpy().copy()
+    if at_floor(start):
+        return {"p": p0.double().clone(), "arc_length": 0.0, "evaluations": 0, "median_step": 0.0, "stop": "floor"}
+    solver = RK45(field, 0.0, start, float(length), rtol=rtol, atol=atol)
+    times, stop = [0.0], "length"
+    while solver.status == "running":
+        message = solver.step()
+        if solver.status == "failed":
+            raise RuntimeError(f"the flow solver failed: {message}")
+        times.append(solver.t)
+        if at_floor(solver.y):
+            stop = "floor"
+            break
+        if evaluations > max_evaluations:
+            stop = "budget"
+            break
     return {
-        "p": torch.from_numpy(solution.y[:, -1].copy()),
-        "arc_length": float(solution.t[-1]),
+        "p": torch.from_numpy(solver.y.copy()),
+        "arc_length": float(solver.t),
         "evaluations": evaluations,
-        "median_step": float(np.median(np.diff(solution.t))),
+        "median_step": float(np.median(np.diff(times))),
+        "stop": stop,
     }
 
 
@@ -215,6 +220,8 @@ def _ends(
         [r["arc_length"] for r in solved],
         [r["median_step"] for r in solved],
     )
+    if any(r["stop"] == "budget" for r in solved):
+        raise RuntimeError("the adaptive solver ran out of evaluations; raise max_evaluations or loosen rtol")
     return out
 
 

@@ -87,6 +87,11 @@ def test_rows_of_a_batch_are_independent_and_stop_on_their_own(tiny):
     assert taken.tolist() == [0, 0] and torch.equal(ends, p0)
     solved = fd.flow_ode(E[0], v[0], X[0], y[0], p0[0], length=5.0, rtol=1e-6, atol=1e-8, rounding_factor=1e30)
     assert solved["arc_length"] == 0.0 and solved["evaluations"] == 0 and torch.equal(solved["p"], p0[0])
+    assert solved["stop"] == "floor"
+    short = fd.flow_ode(E[0], v[0], X[0], y[0], p0[0], length=0.5, rtol=1e-6, atol=1e-8)
+    assert short["stop"] == "length" and short["arc_length"] == pytest.approx(0.5)
+    capped = fd.flow_ode(E[0], v[0], X[0], y[0], p0[0], length=50.0, rtol=1e-10, atol=1e-12, max_evaluations=30)
+    assert capped["stop"] == "budget" and 30 < capped["evaluations"] <= 36 and capped["arc_length"] < 50
 
 
 def test_bad_input_is_named(tiny):
