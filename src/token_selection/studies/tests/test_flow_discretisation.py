@@ -239,3 +239,27 @@ def test_the_figure_draws_both_counts_per_discretisation():
         "the chapters' step", "10 times shorter steps", "adaptive RK45",
     ]  # fmt: skip
     plt.close(fig)
+
+
+@pytest.mark.parametrize("scale", ["fast", "full"])
+def test_a_record_under_any_other_nested_setting_is_stale(tmp_path, monkeypatch, scale):
+    from token_selection.results import read_record
+
+    monkeypatch.setenv(RECORDS_VARIABLE, str(tmp_path))
+    settings = fd.flow_settings(scale)
+    leaves = [(group, key) for group in ("ch10", "ch4", "ode") for key in settings[group]]
+    assert len(leaves) == len(settings["ch10"]) + 3 + 3
+    for group, key in leaves:
+        edited = copy.deepcopy(settings)
+        value = edited[group][key]
+        edited[group][key] = (
+            value + [value[-1]]
+            if isinstance(value, list)
+            else value + (1 if isinstance(value, int) else 0.5)
+            if not isinstance(value, str)
+            else value + "x"
+        )
+        write_record("flow_discretisation", scale, protocol="p", settings=edited, metrics={})
+        assert read_record("flow_discretisation", scale, settings=settings) is None, (group, key)
+    write_record("flow_discretisation", scale, protocol="p", settings=settings, metrics={})
+    assert read_record("flow_discretisation", scale, settings=settings) is not None
