@@ -387,11 +387,14 @@ def finer_discretisation_reason(scale: str) -> str:
     fine = ", ".join(str(counts[r][found["finest"]]) for r in ratios)
     coarse = ", ".join(str(counts[r][found["coarse"]]) for r in ratios)
     same4 = found["ch4_finest"] == found["ch4_coarse"]
-    ch4 = (
-        f"chapter 4's failing seeds ({_listed(found['ch4_coarse'])}) fail alike"
-        if same4
-        else f"chapter 4's failing seeds change from {_listed(found['ch4_coarse'])} to {_listed(found['ch4_finest'])}"
-    )
+    seeds4 = len(metrics["ch4"][found["coarse"]].get("cos", [])) or "all"
+    before, after = found["ch4_coarse"], found["ch4_finest"]
+    if same4:
+        ch4 = f"chapter 4's failing seeds ({_listed(before)}) fail alike"
+    elif set(before) <= set(after):
+        ch4 = f"chapter 4's seeds fail in {len(after)} of {seeds4} instead of {len(before)} ({_listed(after)})"
+    else:
+        ch4 = f"chapter 4's failing seeds change from {_listed(before)} to {_listed(after)}"
     if not ratios:
         verdict = "no step multiple has a one-sided end at the chapters' step"
     elif found["surviving"] == ratios:

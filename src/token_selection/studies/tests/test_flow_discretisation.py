@@ -204,6 +204,7 @@ def test_survival_reads_the_coarsest_and_finest_discretisations():
          ["3, 13 of 24 seeds at 8 and 16 η* (4, 14 with", "seeds (1, 11 and 15) fail alike", "not an artefact"]),
         ({"8": [4, 0, 0], "16": [14, 0, 0]}, ([1], [1]), ["0, 0 of 24", "so the one-sided ends are an artefact"]),
         ({"8": [4, 4, 3], "16": [14, 0, 0]}, ([1, 11], [1]), ["survive only at 8 η*", "change from 1 and 11 to 1"]),
+        ({"8": [4, 4, 3]}, ([1, 11], [1, 4, 11]), ["seeds fail in 3 of all instead of 2 (1, 4 and 11)"]),
         ({"4": [0, 0, 0]}, ([], []), ["no step multiple has a one-sided end"]),
     ],
 )  # fmt: skip
