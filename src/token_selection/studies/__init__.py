@@ -3,6 +3,15 @@ and the reviewers' synthetic variants (K classes, co-occurrence)."""
 
 from .asymmetric import arm_heights, asymmetric_run, asymmetric_settings, make_asymmetric, run_asymmetric
 from .capacity import capacity_settings, cell_outcome, predicted_dimension, run_capacity, value_signal
+from .flow_discretisation import (
+    end_counts,
+    finer_discretisation_reason,
+    flow_batch,
+    flow_ode,
+    flow_settings,
+    run_flow_discretisation,
+    survival,
+)
 from .global_local import global_local_settings, run_global_local
 from .interactions import LINEAR_CEILING, make_negation_data, negation_run, negation_settings, run_negation
 from .intervals import bootstrap_interval, wilson_interval
@@ -29,6 +38,11 @@ __all__ = [
     "capacity_settings",
     "cell_outcome",
     "classify_endpoint",
+    "end_counts",
+    "finer_discretisation_reason",
+    "flow_batch",
+    "flow_ode",
+    "flow_settings",
     "global_local_case",
     "global_local_settings",
     "initial_lean",
@@ -42,11 +56,13 @@ __all__ = [
     "predicted_dimension",
     "run_asymmetric",
     "run_capacity",
+    "run_flow_discretisation",
     "run_global_local",
     "run_negation",
     "run_start",
     "run_trajectory",
     "start_point",
+    "survival",
     "value_signal",
     "wilson_interval",
 ]

@@ -24,6 +24,9 @@ def _changed(value):
         return value[:-1] if len(value) > 1 else value + value
     if isinstance(value, str):
         return value + "x"
+    if isinstance(value, dict):  # a group of settings: one of them edited
+        key = sorted(value)[0]
+        return {**value, key: _changed(value[key])}
     raise AssertionError(f"no other value for {value!r}")
 
 

@@ -1,0 +1,434 @@
+"""Gradient flow on ``p`` against its discretisation: do the one-sided ends survive much shorter steps?
+
+Chapters 4 and 10 follow the gradient flow of the abstract with normalised gradient descent of a fixed
+step length. Normalised gradient flow, ``dp/ds = -grad L / |grad L|``, traces the same curve as gradient
+flow ``dp/dt = -grad L`` (only the clock differs: ``s`` is the arc length), so its Euler steps of length
+``h`` approximate the curve of the flow with an error that shrinks with ``h``. This study reruns both
+chapters' random starts with the step divided by ``refinement`` (and ``refinement`` times as many steps,
+so that ``p`` travels the same arc length) and counts where the runs end at each discretisation.
+
+Both integrators compute the gradient exactly as ``theory.training.train_cls`` does (float64, the fast
+form, vectorised over sequences and tokens) and stop a run where that function stops it, at the float64
+floor, so the coarse discretisation (``refinement`` 1) repeats the chapters' runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import numpy as np
+import torch
+
+from ..theory.synthetic import make_synthetic
+from ..theory.thresholds import DIRECTION_COSINE, SELECTED_ATTENTION
+from ..theory.training import ROUNDING_FACTOR
+from .global_local import global_local_settings
+from .intervals import wilson_interval
+from .local_optima import ENDPOINTS, classify_endpoint, global_local_case, start_point
+
+Track = Callable[[Iterable, int], Iterable]
+
+
+def _untracked(items: Iterable, total: int) -> Iterable:
+    return items
+
+
+def flow_batch(
+    E: torch.Tensor,
+    v: torch.Tensor,
+    X: torch.Tensor,
+    y: torch.Tensor,
+    p0: torch.Tensor,
+    *,
+    steps: int,
+    lr: float,
+    rounding_factor: float = ROUNDING_FACTOR,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Normalised GD on ``p`` for a batch of B independent problems (E, v frozen), in float64.
+
+    E: (B, V, d) embeddings; v: (B, d); X: (B, n, T) token ids in [0, V); y: (B, n) labels in {-1, +1};
+    p0: (B, d) starts. Each problem takes up to ``steps`` steps of length ``lr`` and stops on its own
+    when its gradient falls below ``rounding_factor`` times its float64 rounding error (the rule of
+    ``train_cls``). Returns the end points (B, d) and the steps each took (B,) int64.
+    """
+    if E.dim() != 3:
+        raise ValueError(f"E must have shape (B, V, d), got {tuple(E.shape)}")
+    B, V, d = E.shape
+    if v.shape != (B, d) or p0.shape != (B, d):
+        raise ValueError(f"v and p0 must have shape {(B, d)}, got {tuple(v.shape)} and {tuple(p0.shape)}")
+    if X.dim() != 3 or X.shape[0] != B or y.shape != X.shape[:2]:
+        raise ValueError(f"X must have shape (B, n, T) and y (B, n) with B = {B}, got {tuple(X.shape)}, {tuple(y.shape)}")
+    if X.dtype != torch.long or int(X.min()) < 0 or int(X.max()) >= V:
+        raise ValueError(f"X must hold int64 token ids in [0, {V}), got {X.dtype} in [{int(X.min())}, {int(X.max())}]")
+    if not bool(((y == 1) | (y == -1)).all()):
+        raise ValueError("y must hold labels -1 and +1 only")
+    if steps < 0 or int(steps) != steps:
+        raise ValueError(f"steps must be an integer >= 0, got {steps}")
+    if not lr > 0 or lr == float("inf"):
+        raise ValueError(f"lr must be a finite number > 0, got {lr}")
+    ends, taken = [], []
+    for b in range(B):  # one problem at a time: numpy on (n, T) arrays is faster here than torch on (B, n, T)
+        end, count = _euler(E[b].double().numpy(), v[b].double().numpy(), X[b].numpy(), y[b].double().numpy(),
+                            p0[b].double().numpy(), int(steps), lr, rounding_factor)  # fmt: skip
+        ends.append(torch.from_numpy(end))
+        taken.append(count)
+    return torch.stack(ends), torch.tensor(taken, dtype=torch.long)
+
+
+def _euler(
+    E: np.ndarray, v: np.ndarray, X: np.ndarray, y: np.ndarray, p: np.ndarray, steps: int, lr: float, factor: float
+) -> tuple[np.ndarray, int]:
+    """Normalised GD of ``train_cls`` for one problem: the end point and the number of steps taken."""
+    values, E_norms, p = (E @ v)[X], np.linalg.norm(E, axis=1), p.copy()
+    for t in range(steps + 1):
+        grad, noise = _gradient(E, values, E_norms, X, y, p)
+        norm = float(np.linalg.norm(grad))
+        if norm < factor * noise or t == steps:
+            return p, t
+        p -= lr * grad / norm
+    return p, steps
+
+
+def _gradient(E: np.ndarray, values: np.ndarray, E_norms: np.ndarray, X: np.ndarray, y: np.ndarray, p: np.ndarray):
+    """grad_p L (d,) and its float64 rounding error, exactly as ``train_cls`` computes them (numpy, float64)."""
+    n, V = X.shape[0], E.shape[0]
+    scores = (E @ p)[X]
+    q = np.exp(scores - scores.max(axis=1, keepdims=True))
+    q /= q.sum(axis=1, keepdims=True)
+    f = (q * values).sum(axis=1)
+    dloss_df = -y / (1.0 + np.exp(y * f)) / n
+    flat = X.ravel()
+    grad = E.T @ np.bincount(flat, weights=(dloss_df[:, None] * q * (values - f[:, None])).ravel(), minlength=V)
+    summands = np.abs(dloss_df)[:, None] * q * (np.abs(values) + np.abs(f)[:, None])
+    noise = np.finfo(np.float64).eps * float(E_norms @ np.bincount(flat, weights=summands.ravel(), minlength=V))
+    return grad, noise
+
+
+def flow_ode(
+    E: torch.Tensor,
+    v: torch.Tensor,
+    X: torch.Tensor,
+    y: torch.Tensor,
+    p0: torch.Tensor,
+    *,
+    length: float,
+    rtol: float,
+    atol: float,
+    rounding_factor: float = ROUNDING_FACTOR,
+    max_evaluations: int = 1_000_000,
+) -> dict[str, Any]:
+    """Normalised gradient flow dp/ds = -grad L / |grad L| by an adaptive Runge-Kutta solver (scipy's RK45).
+
+    E: (V, d); v: (d,); X: (n, T) ids; y: (n,) in {-1, +1}; p0: (d,). Integrates over the arc length
+    s in [0, length], one accepted step of the solver at a time, and stops after the step at which the
+    gradient reaches the float64 floor of ``train_cls`` (checked at every accepted point, as ``train_cls``
+    checks at every step). Returns "p" (d,) float64 tensor, "arc_length" reached, "evaluations" of the
+    field, "median_step": the solver's median step in arc length, and "stop": "floor", "length" or, past
+    ``max_evaluations``, "budget".
+    """
+    from scipy.integrate import RK45
+
+    if not (length > 0 and rtol > 0 and atol > 0):
+        raise ValueError(f"length, rtol and atol must be > 0, got {length}, {rtol}, {atol}")
+    E_, v_ = E.double().numpy(), v.double().numpy()
+    if E_.ndim != 2 or v_.shape != (E_.shape[1],) or tuple(p0.shape) != (E_.shape[1],):
+        raise ValueError(f"E must be (V, d), v and p0 (d,), got {E_.shape}, {v_.shape}, {tuple(p0.shape)}")
+    X_, y_ = X.numpy(), y.double().numpy()
+    values, E_norms = (E_ @ v_)[X_], np.linalg.norm(E_, axis=1)
+    evaluations = 0
+
+    def field(_s: float, p: np.ndarray) -> np.ndarray:
+        nonlocal evaluations
+        evaluations += 1
+        grad, _ = _gradient(E_, values, E_norms, X_, y_, p)
+        return -grad / np.linalg.norm(grad)
+
+    def at_floor(p: np.ndarray) -> bool:
+        grad, noise = _gradient(E_, values, E_norms, X_, y_, p)
+        return bool(np.linalg.norm(grad) < rounding_factor * noise)
+
+    start = p0.double().numpy().copy()
+    if at_floor(start):
+        return {"p": p0.double().clone(), "arc_length": 0.0, "evaluations": 0, "median_step": 0.0, "stop": "floor"}
+    solver = RK45(field, 0.0, start, float(length), rtol=rtol, atol=atol)
+    times, stop = [0.0], "length"
+    while solver.status == "running":
+        message = solver.step()
+        if solver.status == "failed":
+            raise RuntimeError(f"the flow solver failed: {message}")
+        times.append(solver.t)
+        if at_floor(solver.y):
+            stop = "floor"
+            break
+        if evaluations > max_evaluations:
+            stop = "budget"
+            break
+    return {
+        "p": torch.from_numpy(solver.y.copy()),
+        "arc_length": float(solver.t),
+        "evaluations": evaluations,
+        "median_step": float(np.median(np.diff(times))),
+        "stop": stop,
+    }
+
+
+def flow_settings(scale: str) -> dict[str, Any]:
+    """The study's settings at ``scale`` ("fast" or "full").
+
+    "ch10": chapter 10's random starts (a) at every step multiple of its sweep (``global_local_settings``);
+    "ch4": chapter 4's seed sweep (``ReferenceCase(seed)``, normalised GD of length 1 from p = 0, 5000 steps);
+    "refinements": the factors by which the Euler step is divided (1 = the chapters' discretisation);
+    "ode": the adaptive solver's tolerances. Both parts run over the same arc length as the chapters.
+    """
+    if scale not in ("fast", "full"):
+        raise ValueError(f"scale must be 'fast' or 'full', got {scale!r}")
+    sweep = global_local_settings(scale)
+    full = scale == "full"
+    keys = ("n", "T", "vocab_size", "delta", "data_seed", "d", "eta_ratios", "seeds", "steps", "lr")
+    return {
+        "ch10": {key: sweep[key] for key in keys},
+        "ch4": {"seeds": list(range(20)), "steps": 5000, "lr": 1.0},
+        "refinements": [1, 10],
+        "ode": {"method": "RK45", "rtol": 1e-8 if full else 1e-6, "atol": 1e-10 if full else 1e-8},
+        "seeds": sorted(set(sweep["seeds"]) | set(range(20))),
+        "cosine_threshold": DIRECTION_COSINE,
+        "selected_attention": SELECTED_ATTENTION,
+    }
+
+
+def discretisations(settings: dict[str, Any]) -> list[str]:
+    """The names of the discretisations a record holds, coarsest first: "euler_1", "euler_10", ..., "rk45"."""
+    return [f"euler_{k}" for k in settings["refinements"]] + ["rk45"]
+
+
+def _ends(
+    E: torch.Tensor, v: torch.Tensor, X: torch.Tensor, y: torch.Tensor, p0: torch.Tensor,
+    steps: int, lr: float, settings: dict[str, Any],
+) -> dict[str, tuple[torch.Tensor, list[float], list[float]]]:  # fmt: skip
+    """End points (B, d), arc lengths and typical step lengths of every discretisation, for a batch of B runs."""
+    out = {}
+    for k in settings["refinements"]:
+        ends, taken = flow_batch(E, v, X, y, p0, steps=steps * k, lr=lr / k)
+        out[f"euler_{k}"] = (ends, [float(t) * lr / k for t in taken], [lr / k] * len(ends))
+    ode = settings["ode"]
+    solved = [
+        flow_ode(E[b], v[b], X[b], y[b], p0[b], length=steps * lr, rtol=ode["rtol"], atol=ode["atol"]) for b in range(E.shape[0])
+    ]
+    out["rk45"] = (
+        torch.stack([r["p"] for r in solved]),
+        [r["arc_length"] for r in solved],
+        [r["median_step"] for r in solved],
+    )
+    if any(r["stop"] == "budget" for r in solved):
+        raise RuntimeError("the adaptive solver ran out of evaluations; raise max_evaluations or loosen rtol")
+    return out
+
+
+def _counts(labels: list[str]) -> dict[str, Any]:
+    trials = len(labels)
+    out: dict[str, Any] = {"trials": trials}
+    for end in ENDPOINTS:
+        hits = labels.count(end)
+        out[end] = {"count": hits, "ci95": list(wilson_interval(hits, trials))}
+    return out
+
+
+def _chapter10(settings: dict[str, Any], track: Track) -> dict[str, Any]:
+    s = settings["ch10"]
+    data = make_synthetic(s["n"], s["T"], s["vocab_size"], s["delta"], seed=s["data_seed"])
+    X, y, relevant = data.X, data.y, data.relevant
+    out: dict[str, Any] = {}
+    for ratio in track(s["eta_ratios"], len(s["eta_ratios"])):
+        cases = [global_local_case(X, y, relevant, s["d"], ratio, seed) for seed in s["seeds"]]
+        E = torch.stack([c.model.E.detach() for c in cases])
+        v = torch.stack([c.model.v.detach() for c in cases])
+        p0 = torch.stack([start_point(c, "random", seed) for c, seed in zip(cases, s["seeds"], strict=True)])
+        Xb, yb = X.expand(len(cases), *X.shape), y.expand(len(cases), *y.shape)
+        entry: dict[str, Any] = {}
+        for name, (ends, arcs, steps) in _ends(E, v, Xb, yb, p0, s["steps"], s["lr"], settings).items():
+            cosines = [{k: float(p @ d / p.norm()) for k, d in c.directions.items()} for p, c in zip(ends, cases, strict=True)]
+            labels = [classify_endpoint(c, settings["cosine_threshold"]) for c in cosines]
+            entry[name] = {
+                "labels": labels,
+                "cos_all_relevant": [c["all_relevant"] for c in cosines],
+                "arc_length": arcs,
+                "median_step": float(np.median(steps)),
+                **_counts(labels),
+            }
+        out[f"{ratio:g}"] = entry
+    return out
+
+
+def judge_run(cos: float, mass: torch.Tensor, y: torch.Tensor, threshold: float, selected: float) -> dict[str, bool]:
+    """Chapter 4's judgement of one run. cos: cos(p, p_mm); mass: (n,) attention on the relevant token;
+    y: (n,) labels. "selects": every sequence puts more than ``selected`` on it; "reached": that and
+    ``cos >= threshold``; "one_class": every sequence of one class (at least) selects."""
+    if mass.shape != y.shape or mass.dim() != 1:
+        raise ValueError(f"mass and y must be (n,) of one shape, got {tuple(mass.shape)} and {tuple(y.shape)}")
+    selects = bool(mass.min() > selected)
+    one_class = any(bool((y == k).any()) and bool(mass[y == k].min() > selected) for k in (1, -1))
+    return {"reached": bool(cos >= threshold) and selects, "selects": selects, "one_class": one_class}
+
+
+def _chapter4(settings: dict[str, Any]) -> dict[str, Any]:
+    from ..theory.max_margin import solve_max_margin
+    from ..theory.synthetic import ReferenceCase
+
+    s = settings["ch4"]
+    built = [ReferenceCase(seed=seed).build() for seed in s["seeds"]]
+    targets = [solve_max_margin(m.E.detach(), data.X, data.relevant).direction for data, m in built]
+    E = torch.stack([m.E.detach() for _, m in built])
+    v = torch.stack([m.v.detach() for _, m in built])
+    X = torch.stack([data.X for data, _ in built])
+    y = torch.stack([data.y for data, _ in built])
+    relevant = torch.stack([data.relevant for data, _ in built])
+    threshold, selected = settings["cosine_threshold"], settings["selected_attention"]
+    out: dict[str, Any] = {}
+    for name, (ends, arcs, steps) in _ends(E, v, X, y, torch.zeros_like(v), s["steps"], s["lr"], settings).items():
+        scores = torch.einsum("bvd,bd->bv", E, ends).gather(1, X.reshape(len(built), -1)).reshape(X.shape)
+        mass = (torch.softmax(scores, dim=-1) * relevant).sum(-1)
+        cos = [float(p @ t / p.norm()) for p, t in zip(ends, targets, strict=True)]
+        judged = [judge_run(c, m, labels, threshold, selected) for c, m, labels in zip(cos, mass, y, strict=True)]
+        reached, selects, one_class = ([j[key] for j in judged] for key in ("reached", "selects", "one_class"))
+        out[name] = {
+            "cos": cos,
+            "selects": selects,
+            "one_class": one_class,
+            "reached": reached,
+            "failed_seeds": [seed for seed, ok in zip(s["seeds"], reached, strict=True) if not ok],
+            "one_class_seeds": [seed for seed, ok, one in zip(s["seeds"], reached, one_class, strict=True) if not ok and one],
+            "arc_length": arcs,
+            "median_step": float(np.median(steps)),
+        }
+    return out
+
+
+def run_flow_discretisation(settings: dict[str, Any], track: Track = _untracked) -> dict[str, Any]:
+    """Every run of both parts at every discretisation; returns per-run ends and per-multiple counts.
+
+    metrics["ch10"][ratio][discretisation]: labels, cosines, counts with Wilson intervals;
+    metrics["ch4"][discretisation]: per-seed cosines and selection, the failed seeds;
+    metrics["discretisations"]: their names, coarsest first.
+    """
+    return {
+        "discretisations": discretisations(settings),
+        "ch10": _chapter10(settings, track),
+        "ch4": _chapter4(settings),
+    }
+
+
+FLOW_PROTOCOL = (
+    "The gradient flow of p (E, v frozen after the one step) approximated three ways over the same arc length: "
+    "normalised GD with the chapters' step (euler_1), with a step 10 times shorter and 10 times as many steps "
+    "(euler_10), and the normalised flow dp/ds = -grad L/|grad L| (the same curve as gradient flow) by scipy's "
+    "adaptive RK45 (fast: rtol 1e-6, atol 1e-8; full: rtol 1e-8, atol 1e-10). Every run stops at the float64 floor "
+    "of train_cls. Chapter 10: its random starts (a) at every step multiple of its sweep, its seeds, its data; ends "
+    f"classified by cosine >= {DIRECTION_COSINE:g} to the all-relevant or a one-sided max-margin direction. Chapter 4: "
+    "its 20-seed sweep of ReferenceCase(seed) from p = 0, normalised step 1, 5000 steps; a seed fails unless cos(p, "
+    f"p_mm) >= {DIRECTION_COSINE:g} and every sequence puts more than {SELECTED_ATTENTION:g} of its attention on its "
+    "relevant token. Wilson 95% intervals."
+)
+
+
+def end_counts(metrics: dict[str, Any], end: str = "one_sided") -> dict[str, dict[str, int]]:
+    """Chapter 10's count of ``end`` ("all_relevant", "one_sided", "other") per step multiple and discretisation."""
+    if end not in ENDPOINTS:
+        raise ValueError(f"end must be one of {ENDPOINTS}, got {end!r}")
+    return {
+        ratio: {name: entry[name][end]["count"] for name in metrics["discretisations"]}
+        for ratio, entry in sorted(metrics["ch10"].items(), key=lambda item: float(item[0]))
+    }
+
+
+def survival(metrics: dict[str, Any]) -> dict[str, Any]:
+    """Do the one-sided ends survive the finest discretisation?
+
+    "one_sided_ratios": the multiples with a one-sided end at the chapters' step; "surviving": those that
+    keep one at the finest; "ch4_coarse" / "ch4_finest": chapter 4's failed seeds at both; "trials": runs
+    per multiple; "coarse" / "finest": the names of the two discretisations."""
+    names = metrics["discretisations"]
+    coarse, finest = names[0], names[-1]
+    counts = end_counts(metrics)
+    one_sided = [ratio for ratio, c in counts.items() if c[coarse] > 0]
+    return {
+        "coarse": coarse,
+        "finest": finest,
+        "one_sided_ratios": one_sided,
+        "surviving": [ratio for ratio in one_sided if counts[ratio][finest] > 0],
+        "ch4_coarse": metrics["ch4"][coarse]["failed_seeds"],
+        "ch4_finest": metrics["ch4"][finest]["failed_seeds"],
+        "trials": next(iter(metrics["ch10"].values()))[coarse]["trials"],
+    }
+
+
+def _listed(items: list) -> str:
+    words = [str(item) for item in items]
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1] if words else "none"
+
+
+def finer_discretisation_reason(scale: str) -> str:
+    """One sentence for the global row of the reproduction report: what the finer discretisation of the flow finds.
+
+    Read from the current ``flow_discretisation`` record at ``scale``; says so when there is none.
+    """
+    from ..results import read_record
+
+    record = read_record("flow_discretisation", scale, settings=flow_settings(scale))
+    if record is None:
+        return (
+            f"The one-sided ends have not been checked against a finer discretisation of the flow at the {scale} scale "
+            f"(no current record; python scripts/run_studies.py --scale {scale} --only flow_discretisation)."
+        )
+    metrics = record["metrics"]
+    found = survival(metrics)
+    counts = end_counts(metrics)
+    ratios = found["one_sided_ratios"]
+    fine = ", ".join(str(counts[r][found["finest"]]) for r in ratios)
+    coarse = ", ".join(str(counts[r][found["coarse"]]) for r in ratios)
+    same4 = found["ch4_finest"] == found["ch4_coarse"]
+    seeds4 = len(metrics["ch4"][found["coarse"]].get("cos", [])) or "all"
+    before, after = found["ch4_coarse"], found["ch4_finest"]
+    if same4:
+        ch4 = f"chapter 4's failing seeds ({_listed(before)}) fail alike"
+    elif set(before) <= set(after):
+        ch4 = f"chapter 4's seeds fail in {len(after)} of {seeds4} instead of {len(before)} ({_listed(after)})"
+    else:
+        ch4 = f"chapter 4's failing seeds change from {_listed(before)} to {_listed(after)}"
+    if not ratios:
+        verdict = "no step multiple has a one-sided end at the chapters' step"
+    elif found["surviving"] == ratios:
+        verdict = "so the one-sided ends are not an artefact of the step length"
+    elif not found["surviving"]:
+        verdict = "so the one-sided ends are an artefact of the step length"
+    else:
+        verdict = f"so they survive only at {_listed(found['surviving'])} η*"
+    return (
+        f"With the flow of p followed by an adaptive solver (RK45), random starts end one-sided in {fine} of "
+        f"{found['trials']} seeds at {_listed(ratios)} η* ({coarse} with the chapters' step) and {ch4}, {verdict}."
+    )
+
+
+DISCRETISATION_LABELS = {"euler_1": "the chapters' step", "euler_10": "10 times shorter steps", "rk45": "adaptive RK45"}
+"""How a figure or a table names each discretisation."""
+
+
+def plot_end_counts(axes, metrics: dict[str, Any]) -> None:
+    """Two panels on ``axes`` (a pair of matplotlib Axes): chapter 10's random starts that end one-sided (left)
+    and that miss the all-relevant direction (right), against the step multiple, one line per discretisation."""
+    one_sided, all_relevant = end_counts(metrics), end_counts(metrics, "all_relevant")
+    ratios = list(one_sided)
+    trials = next(iter(metrics["ch10"].values()))[metrics["discretisations"][0]]["trials"]
+    for k, name in enumerate(metrics["discretisations"]):
+        style = {"marker": "os^"[k % 3], "lw": 1.5, "ls": ("-", "--", ":")[k % 3],
+                 "label": DISCRETISATION_LABELS.get(name, name)}  # fmt: skip
+        axes[0].plot([float(r) for r in ratios], [one_sided[r][name] for r in ratios], **style)
+        axes[1].plot([float(r) for r in ratios], [trials - all_relevant[r][name] for r in ratios], **style)
+    for ax, title in zip(axes, ("ends one-sided", "ends off the all-relevant direction"), strict=True):
+        ax.set_xscale("log", base=2)
+        ax.set_xticks([float(r) for r in ratios], ratios)
+        ax.set_xlabel(r"first step $\tau = \eta/\eta^*$")
+        ax.set_ylabel(f"random starts (of {trials})")
+        ax.set_ylim(-0.5, trials + 0.5)
+        ax.set_title(f"Random starts that {title}")
+    axes[0].legend(fontsize=8)
