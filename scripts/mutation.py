@@ -119,6 +119,7 @@ MODULES: dict[str, list[str]] = {
     "report/differences.py": _tests("report", "test_differences"),
     # the studies
     "studies/intervals.py": _tests("studies", "test_studies", "test_intervals"),
+    "studies/flow_discretisation.py": _tests("studies", "test_flow_discretisation", "test_study_records"),
     "studies/registry.py": _tests("studies", "test_studies", "test_study_records"),
     "studies/synthetic_variants.py": _tests("studies", "test_synthetic_variants"),
     "studies/global_local.py": _tests("studies", "test_studies", "test_global_local"),

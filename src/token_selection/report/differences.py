@@ -14,6 +14,7 @@ from typing import Any
 
 from ..intervals import seed_interval, show_interval
 from ..results import read_record
+from ..studies.flow_discretisation import finer_discretisation_reason
 from ..theory.thresholds import DIRECTION_COSINE, SELECTED_ATTENTION
 from .paper_numbers import (
     EMBEDDING_DIMENSION,
@@ -327,7 +328,7 @@ def failing_seeds_sentence(scale: str) -> str:
 def why_differs(key: str, scale: str) -> str:
     """The sentence for claim ``key`` at ``scale`` ("" when no diagnosis belongs to the claim)."""
     if key == "global":
-        return global_sentence(scale)
+        return f"{global_sentence(scale)} [ours] {finer_discretisation_reason(scale)}"
     if key in ("joint_values", "joint_scores"):
         converged = diagnosis(CONVERGED, scale)
         if converged is None:

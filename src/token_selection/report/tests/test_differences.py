@@ -592,3 +592,11 @@ def test_failing_seeds_sentence_names_the_seeds_by_the_course_thresholds(records
     passing = dict(sweep, cos=[1.0] * 4, min_attention=[1.0] * 4)
     write_record("report-theory", "fast", protocol="p", settings={}, metrics={"seed_sweep_d512": passing})
     assert df.why_differs("selection", "fast") == ""
+
+
+def test_the_global_reason_ends_with_what_the_finer_discretisation_found(records):
+    sweep = {"seeds": 3, "cos": [0.99, 0.5, 0.97], "min_attention": [1.0, 0.0, 1.0]}
+    write_record("report-theory", "fast", protocol="p", settings={}, metrics={"seed_sweep_d512": sweep})
+    reason = df.why_differs("global", "fast")
+    assert reason == f"{df.global_sentence('fast')} [ours] {df.finer_discretisation_reason('fast')}"
+    assert df.finer_discretisation_reason("fast") and df.finer_discretisation_reason("fast") in reason
