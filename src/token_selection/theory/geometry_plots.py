@@ -88,6 +88,10 @@ def plot_selection_geometry(
     ax_svm.legend(fontsize=7, loc="lower left")
     ax_path.plot(p_xy[:, 0], p_xy[:, 1], "o-", color="tab:red", ms=3)
     ax_path.axvline(0, color="k", lw=0.8)
+    reach = max(np.abs(p_xy).max(), 1e-12)  # equal scales: the v-component is seen at its true size
+    ax_path.set_xlim(-0.5 * reach, 0.5 * reach)
+    ax_path.set_ylim(-0.05 * reach, 1.05 * reach)
+    ax_path.set_aspect("equal")
     ax_path.set_xlabel(r"$p\cdot\hat v$")
     ax_path.set_ylabel(r"$p\cdot\hat p_{\mathrm{mm}}$")
     ax_path.set_title(r"p during training: along $p_{\mathrm{mm}}$, orthogonal to $v$")
