@@ -178,7 +178,7 @@ CLAIMS: tuple[Claim, ...] = (
         ShareOfSeeds(),
         f"share of the reference case's seeds (data and initialisation) whose worst training sequence puts more than "
         f"{SELECTED_ATTENTION:g} of its attention on its relevant token after normalised GD on p",
-        "04_max_margin",
+        "04b_numerics",
     ),
     Claim(
         "max_margin",
@@ -193,7 +193,7 @@ CLAIMS: tuple[Claim, ...] = (
         ShareOfSeeds(),
         f"share of the reference case's seeds with cos(p, p_mm) >= {DIRECTION_COSINE:g} (the course's direction "
         "threshold) after normalised GD on p",
-        "04_max_margin",
+        "04b_numerics",
     ),
     Claim(
         "global",
@@ -210,7 +210,7 @@ CLAIMS: tuple[Claim, ...] = (
         f"share of seeds (data and initialisation) whose worst sequence puts more than {SELECTED_ATTENTION:g} of its "
         f"attention on its relevant token and whose cos(p, p_mm) >= {DIRECTION_COSINE:g}, at the reference case's "
         "d = 512 and at d = 2048, each with its Wilson 95% interval",
-        "04_max_margin",
+        "04b_numerics",
     ),
     Claim(
         "several_relevant",
