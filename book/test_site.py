@@ -329,3 +329,79 @@ def test_reader_checker_catches_test_markers_and_glue_plumbing(browser):
     glued = reader_defects(_code_page(browser, 'glue("ch9-a", 1)\nglue("ch9-b", 2)'))
     assert len(glued) == 1 and glued[0].startswith("a cell that only glues values"), glued
     assert reader_defects(_code_page(browser, 'a = 1\nglue("ch9-a", a)')) == []
+
+
+# --- two layers: the reading path holds no check, little machinery; the folded parts hold it -------------------
+# The reading path of a page is what shows when it opens (token_selection.reading_path: <details>, margin and
+# side notes, dropdowns and toggled solutions left out). These tests read the built HTML; they run on any build
+# (BOOK_HTML points them at one) and need no browser, except the last one, which opens the folded parts.
+
+FRONT_PAGE = PAGES[0]
+CHAPTER_PAGES = [path for path in PAGES if path.startswith("notebooks/")]
+READING_PAGES = [FRONT_PAGE, *CHAPTER_PAGES]
+# Share of machinery sentences allowed on the reading path: the front page and chapters 1-5 are read by every
+# learner; chapters 9 and 13 are the referee's reference pages (a learner may skip them) and have no limit.
+MACHINERY_LIMITS = {FRONT_PAGE: 0.10, **{p: 0.10 for p in CHAPTER_PAGES if p[10:12] in {"01", "02", "03", "04", "05"}}}
+MACHINERY_EXCEPTED = {p for p in CHAPTER_PAGES if p[10:12] in {"09", "13"}}
+MACHINERY_DEFAULT_LIMIT = 0.15
+# Chapters that need no "How this page checks itself" dropdown, each with the reason. None today.
+NO_CHECKS_DROPDOWN: dict[str, str] = {}
+CHECKS_DROPDOWN = "How this page checks itself"
+
+
+def _reading_path(built_site: Path, path: str):
+    from token_selection.reading_path import reading_path
+
+    return reading_path((built_site / path).read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("path", READING_PAGES)
+def test_the_reading_path_shows_no_assert_line(built_site, path):
+    from token_selection.reading_path import assert_lines
+
+    found = assert_lines(_reading_path(built_site, path).code)
+    assert not found, f"{path}: {len(found)} assert line(s) on the reading path, first: {found[:3]}"
+
+
+def machinery_shares(built_site: Path) -> dict[str, tuple[float, int, int]]:
+    """Every reading page's (share, machinery sentences, sentences) on its reading path."""
+    from token_selection.reading_path import machinery_share
+
+    return {path: machinery_share(_reading_path(built_site, path).prose) for path in READING_PAGES}
+
+
+def test_machinery_share_of_the_reading_path(built_site):
+    shares = machinery_shares(built_site)
+    report, over = [], []
+    for path, (share, machinery, total) in shares.items():
+        limit = None if path in MACHINERY_EXCEPTED else MACHINERY_LIMITS.get(path, MACHINERY_DEFAULT_LIMIT)
+        line = f"{path}: {share:.0%} ({machinery}/{total} sentences), limit {'none' if limit is None else f'{limit:.0%}'}"
+        report.append(line)
+        if limit is not None and share > limit:
+            over.append(path)
+    print("\n".join(report))
+    assert not over, "machinery share over the limit:\n" + "\n".join(report)
+
+
+@pytest.mark.parametrize("path", CHAPTER_PAGES)
+def test_the_folded_parts_open_and_hold_what_they_should(open_page, path):
+    if path in NO_CHECKS_DROPDOWN:
+        pytest.skip(NO_CHECKS_DROPDOWN[path])
+    page = open_page(path)
+    dropdown = page.locator("article details", has=page.locator("summary", has_text=CHECKS_DROPDOWN))
+    assert dropdown.count() == 1, f"{path}: {dropdown.count()} '{CHECKS_DROPDOWN}' dropdowns (one expected)"
+    assert not dropdown.evaluate("d => d.open"), f"{path}: the dropdown is open when the page opens"
+    dropdown.locator("summary").first.click()
+    assert dropdown.evaluate("d => d.open"), f"{path}: the dropdown does not open"
+    body = dropdown.inner_text().replace(CHECKS_DROPDOWN, "").strip()
+    assert len(body.split()) >= 20 and dropdown.locator("p").first.is_visible(), f"{path}: the opened dropdown is empty"
+
+    hidden = page.locator("article div.cell details.above-input, article div.tag_hide-input details")
+    assert hidden.count() >= 1, f"{path}: no hidden cell input (check cells carry hide-input)"
+    first = hidden.first
+    code = first.locator("pre").first
+    assert not code.is_visible(), f"{path}: a hidden input shows before it is opened"
+    first.locator("summary").first.click()
+    assert code.is_visible(), f"{path}: a hidden input does not open"
+    texts = [hidden.nth(i).inner_text() for i in range(hidden.count())]
+    assert any("assert" in text for text in texts), f"{path}: no hidden input holds an assert: the checks are not folded"

@@ -5,8 +5,18 @@
    ``cache`` it reuses the executed notebooks of the HTML build).
 2. Debian's Chromium (``make browser``), driven by Playwright, opens that page from a local
    server, waits until MathJax has typeset every equation, and prints it to PDF with page
-   numbers. Nothing is downloaded: Jupyter Book's own PDF builders need either a Chromium
+   numbers, after folding the page to its reading path (:data:`FOLD_FOR_PRINT`). Nothing is
+   downloaded: Jupyter Book's own PDF builders need either a Chromium
    download (pyppeteer) or a TeX installation.
+
+The PDF follows the book's two layers: it prints the reading path, not the audit trail.
+Hidden cell inputs (``hide-input``, ``hide-cell``: the check cells) are not printed, only their
+outputs (a line such as "✓ 4 checks passed"); removed cells (glue plumbing) are not in the page at
+all. Each chapter's "How this page checks itself" dropdown is left out and replaced by one line
+saying where it is (the online page and the notebook hold it): its tolerance reasoning reads only
+beside the checks it explains, which the PDF does not print. Other dropdowns (exercise solutions,
+sources) print open, and margin notes print beside or below their paragraph, so every claim keeps
+its source on paper. ``book/_static/print.css`` does the same for a reader who prints a page.
 
     python scripts/build_pdf.py                 # -> _build/pdf/course.pdf
     python scripts/build_pdf.py --root /tmp/book --output /tmp/book.pdf
@@ -41,6 +51,26 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+CHECKS_DROPDOWN = "How this page checks itself"
+# Run in the page before printing: hidden inputs out, the checks dropdown down to one line, other <details> open.
+FOLD_FOR_PRINT = """(title) => {
+  let inputs = 0, dropdowns = 0;
+  document.querySelectorAll('details.above-input, details.below-input, .tag_hide-input .cell_input,'
+      + ' .tag_hide-cell .cell_input, .tag_remove-input .cell_input').forEach(e => { e.remove(); inputs++; });
+  document.querySelectorAll('details').forEach(d => {
+    const summary = d.querySelector('summary');
+    if (summary && summary.textContent.includes(title)) {
+      const note = document.createElement('p');
+      note.className = 'printed-fold-note';
+      note.innerHTML = '<em>' + title + ':</em> folded in the online edition and the notebook.';
+      d.replaceWith(note);
+      dropdowns++;
+    } else {
+      d.open = true;
+    }
+  });
+  return [inputs, dropdowns];
+}"""
 FOOTER = (
     '<div style="font-size:8px;width:100%;text-align:center;">'
     '<span class="pageNumber"></span> / <span class="totalPages"></span></div>'
@@ -130,6 +160,8 @@ def print_to_pdf(page: Path, output: Path) -> None:
             if tab.locator("span.math, div.math").count():
                 tab.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=60_000)
                 tab.evaluate("MathJax.startup.promise")
+            inputs, dropdowns = tab.evaluate(FOLD_FOR_PRINT, CHECKS_DROPDOWN)
+            print(f"folded for print: {inputs} hidden cell input(s) left out, {dropdowns} checks dropdown(s) to one line")
             tab.pdf(
                 path=str(output),
                 format="A4",

@@ -225,3 +225,56 @@ def test_the_set_up_cell_fits_the_column_and_ruff_leaves_it_as_it_is():
     assert max(len(line) for line in source.split("\n")) <= LIMIT
     formatted = tidy.ruff_format(nbformat.v4.new_notebook(cells=[new_code_cell(source)]), "probe.ipynb")
     assert formatted.cells[0].source == source
+
+
+# --- check cells are folded ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("source", "lines"),
+    [
+        ("assert x == 1", [1]),
+        ("for i in range(3):\n    assert i < 3", [2]),  # indented: counts
+        ("def f():\n    if True: assert 1\n    return 2", [2]),  # one-line if: counts
+        ("s = 'assert x == 1'", []),  # in a string: does not count
+        ('doc = """\nassert x\n"""', []),  # on its own line of a multi-line string: does not
+        ("# assert x == 1\nx = 1", []),  # in a comment: does not count
+        ("x = 1  # assert x", []),
+        ("asserted = 1\nassert_ok = True", []),  # a name that starts with the word: does not
+        ("%timeit f()\nassert f()", [2]),  # a magic does not hide the assert
+        ("print('a'\nassert x", [2]),  # does not parse: the line test
+    ],
+)
+def test_assert_lines_reads_statements_not_words(source, lines):
+    assert tidy.assert_lines(source) == lines
+
+
+def test_a_check_cell_gets_hide_input_and_check_names_the_chapter_and_cell(tmp_path, capsys):
+    nb = notebook("x = 1\nassert x == 1", "y = 'assert'", "for i in range(2):\n    assert i < 2")
+    nb.cells[4].metadata["tags"] = ["remove-cell"]
+    path = tmp_path / "07_probe.ipynb"
+    nbformat.write(nb, path)
+    assert tidy.main(["--check", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "07_probe.ipynb" in out and "cell 2: assert on line 2" in out and "cell 3" not in out
+    assert "cell 4" not in out  # removed from the page already
+    assert tidy.main([str(path)]) == 0
+    fixed = nbformat.read(path, as_version=4)
+    assert fixed.cells[2].metadata["tags"] == ["hide-input"]
+    assert "tags" not in fixed.cells[3].metadata or fixed.cells[3].metadata["tags"] == []
+    assert fixed.cells[4].metadata["tags"] == ["remove-cell"]
+    assert tidy.main(["--check", str(path)]) == 0  # a second run changes nothing
+
+
+@pytest.mark.parametrize("tag", ["hide-input", "hide-cell", "remove-input", "remove-cell"])
+def test_a_folded_check_cell_is_left_alone(tag):
+    nb = notebook("assert True")
+    nb.cells[2].metadata["tags"] = [tag]
+    cell = tidy.tidy(nb, str(ROOT / "notebooks" / "probe.ipynb"), LIMIT)[0].cells[2]
+    assert cell.metadata["tags"] == [tag]
+
+
+def test_the_setup_cell_is_not_folded_for_its_asserts():
+    nb = notebook()
+    nb.cells[1].source = "assert True"
+    assert tidy.tidy(nb, str(ROOT / "notebooks" / "probe.ipynb"), LIMIT)[0].cells[1].metadata.get("tags", []) == []

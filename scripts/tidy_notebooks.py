@@ -20,7 +20,13 @@ For every chapter (``notebooks/*.ipynb``, or the notebooks named) this script
    the characters the book's code column shows), then splits what ruff leaves too long:
    a string literal into implicitly concatenated pieces, a comment into several lines, a
    one-line docstring into a wrapped one. Each such edit is kept only when the code's syntax
-   tree is unchanged by it (a docstring's whitespace aside), so the code does what it did.
+   tree is unchanged by it (a docstring's whitespace aside), so the code does what it did;
+4. folds the checks: a code cell with an ``assert`` statement (at any indentation, one-line
+   ``if x: assert y`` included; the word inside a string or a comment does not count) must be
+   folded on the page, so it carries ``hide-input``, ``hide-cell``, ``remove-input`` or
+   ``remove-cell``; tidying adds ``hide-input`` where none is there, and ``--check`` fails
+   naming the chapter, the cell and the first assert line. Its output (one line such as
+   "✓ 4 checks passed") stays visible.
 
 The first code cell (the set-up cell, written by ``scripts/sync_setup_cells.py``) is left as it
 is. Running the script twice changes nothing the second time.
@@ -63,8 +69,9 @@ NBVAL_TAGS = {
 }
 CHECK_OUTPUT_TAG = NBVAL_TAGS["NBVAL_CHECK_OUTPUT"]
 REMOVING_TAGS = ("remove-cell", "remove-input")
+# Tags that keep a cell's input off the reading path (folded or removed): a check cell needs one.
 FOLDING_TAGS = ("hide-input", "hide-cell", *REMOVING_TAGS)
-"""Tags that keep a cell's code out of the reading path (folded or removed)."""
+CHECK_TAG = "hide-input"
 # Comments that act on their own line: never moved or wrapped.
 PRAGMA = re.compile(r"#\s*(?:noqa|type:|fmt:|pragma|NBVAL_)")
 FORMAT_ROUNDS = 4
@@ -173,28 +180,42 @@ def split_trailing_glue(notebook: nbformat.NotebookNode, skip: int | None) -> li
     return split
 
 
-def has_assert(source: str) -> bool:
-    """Whether ``source`` holds an ``assert`` statement (at any depth; not the word in a string or a comment).
+def _parsable(source: str) -> str:
+    """``source`` with IPython magics and shell lines (``%...``, ``!...``) replaced by ``pass``, indentation kept."""
+    lines = []
+    for line in source.split("\n"):
+        stripped = line.lstrip()
+        lines.append(line[: len(line) - len(stripped)] + "pass" if stripped[:1] in ("%", "!") else line)
+    return "\n".join(lines)
 
-    Code Python cannot parse (an IPython magic) is read line by line instead.
+
+def assert_lines(source: str) -> list[int]:
+    """The 1-based line numbers of the ``assert`` statements of a code cell's source.
+
+    Read from the syntax tree, so an assert inside a string or a comment is not one and an
+    indented one (in a loop, a function, ``if x: assert y``) is. Source that does not parse
+    falls back to a line test (a line whose first word is ``assert``), strings and comments
+    still left out by the tokenizer where it can read them.
     """
     try:
-        return any(isinstance(node, ast.Assert) for node in ast.walk(ast.parse(source)))
+        tree = ast.parse(_parsable(source))
     except SyntaxError:
-        return any(re.match(r"\s*assert\b", line) for line in source.splitlines())
+        return [i for i, line in enumerate(source.split("\n"), 1) if re.match(r"\s*assert\b", line)]
+    return sorted({node.lineno for node in ast.walk(tree) if isinstance(node, ast.Assert)})
 
 
-def check_tag(cell: nbformat.NotebookNode) -> str | None:
-    """Tag a code cell with an ``assert`` ``hide-input`` unless its code is already out of the reading path.
+def check_tag(cell: nbformat.NotebookNode) -> tuple[str, int] | None:
+    """Fold a code cell that asserts: add ``hide-input`` unless a folding tag is there.
 
-    Returns the tag added, or None.
+    Returns (the tag added, the first assert line) or None (no assert, or already folded).
     """
     if cell.cell_type != "code" or any(tag in cell.metadata.get("tags", []) for tag in FOLDING_TAGS):
         return None
-    if not has_assert(cell.source):
+    lines = assert_lines(cell.source)
+    if not lines:
         return None
-    tags_of(cell).append("hide-input")
-    return "hide-input"
+    tags_of(cell).append(CHECK_TAG)
+    return CHECK_TAG, lines[0]
 
 
 def ruff_format(notebook: nbformat.NotebookNode, filename: str, config: Path = RUFF_CONFIG) -> nbformat.NotebookNode:
@@ -447,8 +468,12 @@ def tidy(
         tag = plumbing_tag(cell)
         if tag:
             report.changes.append(f"cell {index}: glue plumbing -> tag {tag!r}")
-        if check_tag(cell):
-            report.changes.append(f"cell {index}: checks (assert) -> tag 'hide-input'")
+        folded = check_tag(cell)
+        if folded:
+            first = cell.source.split("\n")[folded[1] - 1].strip()[:50]
+            report.changes.append(
+                f"cell {index}: assert on line {folded[1]} ({first!r}) in a visible cell -> tag {folded[0]!r}"
+            )
 
     before = [cell.source for cell in notebook.cells]
     setup_source = notebook.cells[setup].source if setup is not None else None

@@ -106,6 +106,25 @@ def test_book_pdf_shows_no_test_machinery_no_glue_plumbing_and_cuts_no_code_line
     assert cut == [], f"{len(cut)} code line(s) broken in the PDF (longer than the printed column):\n" + "\n".join(cut[:20])
 
 
+def machinery_lines(lines: list[str]) -> list[str]:
+    """The PDF lines that print a check or a glue call: an ``assert`` statement or ``glue(``."""
+    return [line.strip() for line in lines if re.match(r"\s*assert\s", line) or "glue(" in line]
+
+
+def test_book_pdf_prints_no_assert_line_and_no_glue_call():
+    # the two layers on paper: check cells carry hide-input and build_pdf leaves hidden inputs out; glue calls
+    # sit in removed or hidden cells (fails until every chapter folds its checks)
+    if not PDF.is_file():
+        pytest.fail(f"no {PDF.relative_to(ROOT)}: run `make pdf` (after `make book`)")
+    found = machinery_lines(pdf_lines(PDF))
+    assert found == [], f"{len(found)} assert or glue line(s) printed in the PDF, first: {found[:10]}"
+
+
+def test_machinery_lines_on_their_boundary():
+    lines = ["assert x == 1", "    assert y", "glue('a', 1)", "ts.glue(name, v)", "we assert nothing", "asserted = 2", "glued"]
+    assert machinery_lines(lines) == ["assert x == 1", "assert y", "glue('a', 1)", "ts.glue(name, v)"]
+
+
 def test_cut_code_lines_finds_a_line_the_pdf_broke():
     blocks = ["x = compute(a, b)\n\nprint(f'{x:.2f} is the answer')", "y = 1"]
     assert cut_code_lines(blocks, ["x = compute(a, b)", "print(f'{x:.2f} is the", "answer')", "y = 1"]) == [
@@ -116,6 +135,10 @@ def test_cut_code_lines_finds_a_line_the_pdf_broke():
 
 LONG_CODE_LINE = "long_line = " + " + ".join(f"term_{k}" for k in range(16))
 """A code line of 159 characters, about twice what the printed column holds."""
+
+
+HIDDEN_CHECK = "def glue(name, value):\n    pass\n\n\nglue('x', 1)\nassert 1 == 1\nprint('one check passed')"
+"""A check cell tagged hide-input: its output prints, its input (an assert, a glue call) does not."""
 
 
 def make_tiny_book(root: Path) -> None:
@@ -133,13 +156,17 @@ def make_tiny_book(root: Path) -> None:
         "    html_css_files: ['print.css']\n"
     )
     (root / "_toc.yml").write_text("format: jb-book\nroot: intro\nchapters:\n  - file: chapter\n")
-    (root / "intro.md").write_text("# A tiny introduction\n\nInline $a^2 + b^2$ and\n\n$$\nf(X) = \\sum_i q_i u_i\n$$\n")
+    (root / "intro.md").write_text(
+        "# A tiny introduction\n\nInline $a^2 + b^2$ and\n\n$$\nf(X) = \\sum_i q_i u_i\n$$\n\n"
+        f"<details><summary>{build_pdf.CHECKS_DROPDOWN}</summary>\n\nTolerance words never printed.\n\n</details>\n"
+    )
     notebook = nbformat.v4.new_notebook()
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     notebook.cells = [
         nbformat.v4.new_markdown_cell("# The `second` page\n\nA figure:"),
         nbformat.v4.new_code_cell("import matplotlib.pyplot as plt\nplt.plot([0, 1], [1, 0])\nplt.show()"),
         nbformat.v4.new_code_cell(f"short_line = 1\n{LONG_CODE_LINE}"),
+        nbformat.v4.new_code_cell(HIDDEN_CHECK, metadata={"tags": ["hide-input"]}),
     ]
     nbformat.write(notebook, root / "chapter.ipynb")
 
@@ -158,6 +185,9 @@ def test_build_pdf_prints_a_small_book_with_its_titles_math_and_figure(tmp_path)
     assert len(list((tmp_path / "book" / "_build" / "singlehtml" / "_images").glob("*.png"))) == 1
     blocks, _ = printed_code((tmp_path / "book" / "_build" / "singlehtml" / "course.html").read_text())
     assert cut_code_lines(blocks, pdf_lines(output)) == [LONG_CODE_LINE]  # broken, not cut off at the margin
+    # two layers: the hidden check's output prints, its input does not; the checks dropdown is one line
+    assert "one check passed" in text and machinery_lines(pdf_lines(output)) == []
+    assert "tolerance words never printed" not in text and "folded in the online edition" in text
 
 
 def test_page_texts_reads_a_pdf_again_once_it_is_rebuilt(tmp_path):
