@@ -74,6 +74,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check src benchmarks
 	$(PY) scripts/tidy_notebooks.py --check
+	$(PY) scripts/reading_times.py --check
 
 # The GitHub workflows, checked offline.
 lint-workflows: $(STAMP)
