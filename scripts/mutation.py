@@ -60,6 +60,8 @@ MODULES: dict[str, list[str]] = {
     "exercises.py": _tests("", "test_exercises"),
     "scale.py": _tests("", "test_scale"),
     "prose.py": _tests("", "test_prose"),
+    "reading_path.py": _tests("", "test_reading_path"),
+    "reading_time.py": _tests("", "test_reading_time"),
     "sources.py": _tests("", "test_sources", "test_source_rows"),
     "machine.py": _tests("", "test_machine"),
     "intervals.py": _tests("", "test_intervals", "test_intervals_mutants"),
@@ -76,6 +78,7 @@ MODULES: dict[str, list[str]] = {
     "theory/model.py": _tests("theory", "test_model", "test_model_mutants"),
     "theory/full_batch.py": _tests("theory", "test_full_batch"),
     "theory/plots.py": _tests("theory", "test_plots"),
+    "theory/geometry_plots.py": _tests("theory", "test_geometry_plots"),
     # real data: the focused tests of each module; the end-to-end runs that train on the toy reviews (test_pipeline,
     # test_trainer, test_yelp_stars) stay in the unit suite but not here, where every surviving mutant would retrain
     "real_data/settings.py": _tests("real_data", "test_settings"),
