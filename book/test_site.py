@@ -433,5 +433,6 @@ def test_the_folded_parts_open_and_hold_what_they_should(open_page, path):
     assert not code.is_visible(), f"{path}: a hidden input shows before it is opened"
     first.locator("summary").first.click()
     assert code.is_visible(), f"{path}: a hidden input does not open"
-    texts = [hidden.nth(i).inner_text() for i in range(hidden.count())]
+    # the text of every folded input, opened or not (inner_text leaves out what a closed <details> does not show)
+    texts = [hidden.nth(i).text_content() or "" for i in range(hidden.count())]
     assert any("assert" in text for text in texts), f"{path}: no hidden input holds an assert: the checks are not folded"
