@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TIME_LINE = re.compile(r"^\*\*Time\.\*\*[^\n]*(?:\n(?!\s*\n)[^\n]*)*", re.MULTILINE)
 # The time sentence: from the bold word to the end of the first sentence that names minutes; what
 # follows in the paragraph (how long the code runs) is kept by --write.
-TIME_SENTENCE = re.compile(r"\*\*Time\.\*\*.*?minutes[^.]*\.(?=\s|$)", re.DOTALL)
+TIME_SENTENCE = re.compile(r"\*\*Time\.\*\*.*?minutes(?: \(formula:.*?\))?[^.(]*\.(?=\s|$)", re.DOTALL)
 STATED = re.compile(r"about (\d+) minutes", re.IGNORECASE)
 
 

@@ -48,3 +48,13 @@ def test_a_chapter_without_a_time_line_fails(tmp_path, capsys):
     path = chapter(tmp_path / "03_none.ipynb", 100, pen=1, coding=0, time="No time here.")
     assert reading_times.main(["--check", str(path)]) == 1
     assert "no **Time.** paragraph" in capsys.readouterr().out
+
+
+def test_a_line_already_in_the_formulas_words_is_rewritten_when_the_chapter_changes(tmp_path, capsys):
+    written = reading_times.time_line(100).replace("about 100 minutes", "about 100 minutes")
+    path = chapter(tmp_path / "01_grown.ipynb", 333, pen=0, coding=3, time=written)  # the formula gives 35
+    assert reading_times.main(["--write", str(path)]) == 0
+    first = "".join(json.loads(path.read_text())["cells"][0]["source"])
+    assert "about 35 minutes (formula: " in first and "about 100" not in first
+    assert first.count("**Time.**") == 1 and first.endswith("Running: about 10 s.\n\nMore.")
+    assert reading_times.main(["--check", str(path)]) == 0
