@@ -80,12 +80,13 @@ def test_glue_at_the_end_of_a_cell_moves_into_a_removed_cell_of_its_own():
     assert sources == [
         "x = 2\nprint(x)",
         '# for the prose\nglue("x", x)\nglue("y", x + 1)',
-        'for k in range(2):\n    glue(f"k{k}", k)\nz = 1',  # glue not at the end: left as it is
+        'for k in range(2):\n    glue(f"k{k}", k)\nz = 1',  # glue not at the end: the cell is folded
         'glue("a", 1)',
         "w = 3",
         'for k in range(2):\n    glue(f"w{k}", w)',
     ]
-    assert tags == [None, ["remove-cell"], None, ["remove-cell"], None, ["remove-cell"]]
+    # glue inside other code cannot move out: that cell is folded instead
+    assert tags == [None, ["remove-cell"], ["hide-input"], ["remove-cell"], None, ["remove-cell"]]
     assert tidy.tidy(nb, str(ROOT / "notebooks" / "probe.ipynb"), LIMIT)[1].changes == []  # nothing left to split
 
 

@@ -204,14 +204,31 @@ def assert_lines(source: str) -> list[int]:
     return sorted({node.lineno for node in ast.walk(tree) if isinstance(node, ast.Assert)})
 
 
-def check_tag(cell: nbformat.NotebookNode) -> tuple[str, int] | None:
-    """Fold a code cell that asserts: add ``hide-input`` unless a folding tag is there.
+def glue_lines(source: str) -> list[int]:
+    """The 1-based line numbers of the ``glue(...)`` calls of a code cell's source (from its syntax tree)."""
+    try:
+        tree = ast.parse(_parsable(source))
+    except SyntaxError:
+        return [i for i, line in enumerate(source.split("\n"), 1) if re.match(r"\s*glue\(", line)]
+    return sorted(
+        {
+            node.lineno
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "glue"
+        }
+    )
 
-    Returns (the tag added, the first assert line) or None (no assert, or already folded).
+
+def check_tag(cell: nbformat.NotebookNode) -> tuple[str, int] | None:
+    """Fold a code cell that asserts, or that still glues after the trailing glue moved out (a call inside a loop
+    or between other statements): add ``hide-input`` unless a folding tag is there, so neither an assert nor a
+    glue call stays on the reading path or in the PDF.
+
+    Returns (the tag added, the first such line) or None (neither, or already folded).
     """
     if cell.cell_type != "code" or any(tag in cell.metadata.get("tags", []) for tag in FOLDING_TAGS):
         return None
-    lines = assert_lines(cell.source)
+    lines = sorted(assert_lines(cell.source) + glue_lines(cell.source))
     if not lines:
         return None
     tags_of(cell).append(CHECK_TAG)

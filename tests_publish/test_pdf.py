@@ -165,7 +165,9 @@ def make_tiny_book(root: Path) -> None:
     notebook.cells = [
         nbformat.v4.new_markdown_cell("# The `second` page\n\nA figure:"),
         nbformat.v4.new_code_cell("import matplotlib.pyplot as plt\nplt.plot([0, 1], [1, 0])\nplt.show()"),
-        nbformat.v4.new_code_cell(f"short_line = 1\n{LONG_CODE_LINE}"),
+        nbformat.v4.new_code_cell(
+            f'globals().update({{f"term_{{k}}": k for k in range(16)}})\nshort_line = 1\n{LONG_CODE_LINE}'
+        ),
         nbformat.v4.new_code_cell(HIDDEN_CHECK, metadata={"tags": ["hide-input"]}),
     ]
     nbformat.write(notebook, root / "chapter.ipynb")
