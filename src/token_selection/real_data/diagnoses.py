@@ -39,7 +39,7 @@ from ..theory.shape import classify_shape
 from .encoding import EncodedReviews, EncodedSplit
 from .measurements import mean_bin_std, rebuttal_bins, token_importance
 from .pipeline import load_data, run_experiment
-from .settings import REBUTTAL_VOCABULARY, RealDataSettings, real_data_settings
+from .settings import REBUTTAL_VOCABULARY, RealDataSettings, diagnosis_settings, real_data_settings
 from .vocabulary_match import matched_vocabulary_settings, run_matched_vocabulary
 
 GRIDS: dict[str, dict[str, tuple]] = {  # grid: (fast, full)
@@ -72,16 +72,9 @@ def _run(kind: str, mode: str, settings: RealDataSettings, data: EncodedReviews,
 
 def frozen_capacity_settings(scale: str) -> dict[str, Any]:
     """IMDB at the preset, ``d`` over ``GRIDS["d"]`` for both modes, and the frozen budgets at the preset ``d``."""
-    preset = real_data_settings(scale, "imdb")
-    return {
-        "diagnosis": "frozen_capacity",
-        "scale": scale,
-        "dataset": "imdb",
-        "preset": preset.as_dict(),
-        "d_grid": _grid("d", scale),
-        "frozen_epochs_grid": _grid("frozen_epochs", scale),
-        "seeds": [0],
-    }
+    return diagnosis_settings(
+        "frozen_capacity", scale, d_grid=_grid("d", scale), frozen_epochs_grid=_grid("frozen_epochs", scale), seeds=[0]
+    )
 
 
 def run_frozen_capacity(settings: dict[str, Any], *, progress: bool = False) -> dict[str, Any]:
@@ -135,15 +128,10 @@ def _crossing(x: np.ndarray, y: np.ndarray, level: float) -> float | None:
 
 def spread_readings_settings(scale: str) -> dict[str, Any]:
     """IMDB at the preset; one step at each ``GRIDS["step_factor"]``, joint training at each ``GRIDS["joint_epochs"]``."""
-    return {
-        "diagnosis": "spread_readings",
-        "scale": scale,
-        "dataset": "imdb",
-        "preset": real_data_settings(scale, "imdb").as_dict(),
-        "step_factors": _grid("step_factor", scale),
-        "joint_epochs": _grid("joint_epochs", scale),
-        "seeds": [0],
-    }
+    return diagnosis_settings(
+        "spread_readings", scale, step_factors=_grid("step_factor", scale), joint_epochs=_grid("joint_epochs", scale),
+        seeds=[0],
+    )  # fmt: skip
 
 
 def spreads(x: torch.Tensor, quantity: torch.Tensor) -> dict[str, float]:
@@ -229,15 +217,9 @@ def check_distinct_lengths(points: dict[str, dict[str, Any]]) -> None:
 
 def converged_joint_settings(scale: str) -> dict[str, Any]:
     """IMDB at the preset; the one-layer model trained jointly for each ``GRIDS["converged_epochs"]``, last kept."""
-    return {
-        "diagnosis": "converged_joint",
-        "scale": scale,
-        "dataset": "imdb",
-        "preset": real_data_settings(scale, "imdb").as_dict(),
-        "epochs": _grid("converged_epochs", scale),
-        "plateau_drop": PLATEAU_DROP,
-        "seeds": [0],
-    }
+    return diagnosis_settings(
+        "converged_joint", scale, epochs=_grid("converged_epochs", scale), plateau_drop=PLATEAU_DROP, seeds=[0]
+    )
 
 
 def run_converged_joint(settings: dict[str, Any], *, progress: bool = False) -> dict[str, Any]:
@@ -288,14 +270,7 @@ def _ratio(a: float | None, b: float | None) -> float | None:
 
 def shape_budget_settings(scale: str) -> dict[str, Any]:
     """IMDB at the preset; ``W_KQ`` and MLP trained for each ``GRIDS["shape_epochs"]`` from each initial draw."""
-    return {
-        "diagnosis": "shape_budget",
-        "scale": scale,
-        "dataset": "imdb",
-        "preset": real_data_settings(scale, "imdb").as_dict(),
-        "epochs": _grid("shape_epochs", scale),
-        "seeds": _grid("shape_seeds", scale),
-    }
+    return diagnosis_settings("shape_budget", scale, epochs=_grid("shape_epochs", scale), seeds=_grid("shape_seeds", scale))
 
 
 def run_shape_budget(settings: dict[str, Any], *, progress: bool = False) -> dict[str, Any]:

@@ -121,3 +121,15 @@ def real_data_settings(scale: str | None = None, dataset: str = "imdb", **overri
     preset["max_vocab"] = REBUTTAL_VOCABULARY[dataset] if scale == "full" else None
     settings = RealDataSettings(scale=scale, dataset=dataset, **preset)
     return replace(settings, **overrides)
+
+
+def diagnosis_settings(name: str, scale: str, **grids: Any) -> dict[str, Any]:
+    """What a diagnosis record stores as its settings: its ``name``, ``scale``, IMDB's preset at that scale (every
+    diagnosis runs on IMDB) and its own ``grids`` (lists of values, thresholds, seeds)."""
+    return {
+        "diagnosis": name,
+        "scale": scale,
+        "dataset": "imdb",
+        "preset": real_data_settings(scale, "imdb").as_dict(),
+        **grids,
+    }

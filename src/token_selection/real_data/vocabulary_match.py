@@ -18,7 +18,7 @@ from typing import Any
 from .encoding import build_tokenizer
 from .pipeline import load_data, run_experiment
 from .reviews import load_reviews, split_validation
-from .settings import REBUTTAL_VOCABULARY, real_data_settings
+from .settings import REBUTTAL_VOCABULARY, diagnosis_settings, real_data_settings
 
 MIN_COUNTS = (1, 10)
 """The readings of "seen in training": seen at all, and seen as often as the presets ask (ours)."""
@@ -71,15 +71,9 @@ def matched_limit(
 
 def matched_vocabulary_settings(scale: str) -> dict[str, Any]:
     """IMDB at the preset, without the preset's truncation of the vocabulary; the rebuttal's size as the target."""
-    return {
-        "diagnosis": "matched_vocabulary",
-        "scale": scale,
-        "dataset": "imdb",
-        "preset": real_data_settings(scale, "imdb").as_dict(),
-        "target": REBUTTAL_VOCABULARY["imdb"],
-        "min_counts": list(MIN_COUNTS),
-        "seeds": [0],
-    }
+    return diagnosis_settings(
+        "matched_vocabulary", scale, target=REBUTTAL_VOCABULARY["imdb"], min_counts=list(MIN_COUNTS), seeds=[0]
+    )
 
 
 def run_matched_vocabulary(settings: dict[str, Any], *, progress: bool = False) -> dict[str, Any]:

@@ -173,3 +173,14 @@ def test_seed_counts_per_kind_and_scale():
         assert seed_count(kind, "full") == 3 and seed_count(kind, "fast") == 1
     with pytest.raises(ValueError, match=r"scale must be one of \['fast', 'full'\], got 'medium'"):
         seed_count("one_layer", "medium")
+
+
+def test_a_diagnosis_stores_its_name_scale_imdbs_preset_and_its_grids():
+    from token_selection.real_data.settings import diagnosis_settings
+
+    for scale in ("fast", "full"):
+        assert diagnosis_settings("x", scale, grid=[1, 3], seeds=[0]) == {
+            "diagnosis": "x", "scale": scale, "dataset": "imdb",
+            "preset": real_data_settings(scale, "imdb").as_dict(), "grid": [1, 3], "seeds": [0],
+        }  # fmt: skip
+    assert diagnosis_settings("y", "fast") == {k: v for k, v in diagnosis_settings("y", "fast", a=1).items() if k != "a"}
