@@ -325,6 +325,12 @@ def failing_seeds_sentence(scale: str) -> str:
     )
 
 
+def _missing(name: str, scale: str) -> str:
+    """What a sentence says in place of a missing diagnosis record: the command that produces it."""
+    command = "make full" if scale == "full" else "make records"
+    return f"No {scale} record {name} yet: produce it with {command}."
+
+
 def why_differs(key: str, scale: str) -> str:
     """The sentence for claim ``key`` at ``scale`` ("" when no diagnosis belongs to the claim)."""
     if key == "global":
@@ -332,8 +338,7 @@ def why_differs(key: str, scale: str) -> str:
     if key in ("joint_values", "joint_scores"):
         converged = diagnosis(CONVERGED, scale)
         if converged is None:
-            command = "make full" if scale == "full" else "make records"
-            return f"No {scale} record {CONVERGED} yet: produce it with {command}."
+            return _missing(CONVERGED, scale)
         return converged_shape_sentence(converged, key.removeprefix("joint_"))
     if key in ("selection", "max_margin"):
         return failing_seeds_sentence(scale)
@@ -342,16 +347,14 @@ def why_differs(key: str, scale: str) -> str:
         return ""
     m = diagnosis(name, scale)
     if m is None:
-        command = "make full" if scale == "full" else "make records"
-        return f"No {scale} record {name} yet: produce it with {command}."
+        return _missing(name, scale)
     if key == "frozen_accuracy":
         return frozen_sentence(m)
     if key.startswith("std_ratio"):
         quantity = key.removeprefix("std_ratio_")
         converged = diagnosis(CONVERGED, scale)
         if converged is None:
-            command = "make full" if scale == "full" else "make records"
-            return f"{spread_sentence(m, quantity)} No {scale} record {CONVERGED} yet: produce it with {command}."
+            return f"{spread_sentence(m, quantity)} {_missing(CONVERGED, scale)}"
         return f"{spread_sentence(m, quantity)} {converged_sentence(converged, m, quantity)}"
     if key in ("key_query_scores", "mlp_scores"):
         return shape_sentence(m, key.removesuffix("_scores"))
