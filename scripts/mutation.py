@@ -74,6 +74,7 @@ MODULES: dict[str, list[str]] = {
     "theory/thresholds.py": _tests("theory", "test_thresholds"),
     "theory/naive.py": _tests("theory", "test_naive"),
     "theory/shape.py": _tests("theory", "test_shape", "test_shape_mutants"),
+    "theory/shape_effect.py": _tests("theory", "test_shape_effect"),
     "theory/max_margin.py": _tests("theory", "test_max_margin", "test_max_margin_mutants"),
     "theory/model.py": _tests("theory", "test_model", "test_model_mutants"),
     "theory/full_batch.py": _tests("theory", "test_full_batch"),
@@ -120,6 +121,7 @@ MODULES: dict[str, list[str]] = {
     "report/theory_claims.py": _tests("report", "test_theory_claims"),
     "report/catalogue.py": _tests("report", "test_catalogue"),
     "report/differences.py": _tests("report", "test_differences"),
+    "report/shape_readings.py": _tests("report", "test_shape_readings", "test_measures"),
     # the studies
     "studies/intervals.py": _tests("studies", "test_studies", "test_intervals"),
     "studies/flow_discretisation.py": _tests("studies", "test_flow_discretisation", "test_study_records"),

@@ -71,11 +71,11 @@ def _relay(lines, prefix: str) -> None:
         print(prefix + line, end="", flush=True)
 
 
-def run_groups(groups: list[list[str]], scale: str, max_seeds: int | None) -> int:
+def run_groups(groups: list[list[str]], scale: str, max_seeds: int | None, rerun: bool = False) -> int:
     """Run each group through this script in its own process; print their lines as they come; 0 if all succeed."""
     processes, relays = [], []
     for number, group in enumerate(groups, start=1):
-        command = [sys.executable, __file__, "--scale", scale, "--quiet", "--only", *group]
+        command = [sys.executable, __file__, "--scale", scale, "--quiet", *(["--rerun"] if rerun else []), "--only", *group]
         if max_seeds is not None:
             command += ["--max-seeds", str(max_seeds)]
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -102,10 +102,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--max-seeds", type=int, metavar="K", help="at most K seeds per experiment: a partial record, reported as stale"
     )
+    parser.add_argument(
+        "--rerun",
+        action="store_true",
+        help="with --only: run the named records even when current (after a change in what a record keeps)",
+    )
     parser.add_argument("--jobs", type=int, default=1, metavar="N", help="run the records in N processes at once")
     args = parser.parse_args(argv)
     if args.jobs < 1:
         parser.error(f"--jobs must be at least 1, got {args.jobs}")
+    if args.rerun and not args.only:
+        parser.error("--rerun needs --only: name the records to run again")
     scale, progress = args.scale, not args.quiet
     names = [record_name(*e) for e in EXPERIMENTS] + list(DIAGNOSES)
     if args.only and set(args.only) - set(names):
@@ -113,8 +120,8 @@ def main(argv: list[str] | None = None) -> int:
     order = {name: i for i, name in enumerate(args.only or names)}  # --only runs in the order given
     chosen = sorted((e for e in EXPERIMENTS if record_name(*e) in order), key=lambda e: order[record_name(*e)])
     diagnoses = sorted((d for d in DIAGNOSES if d in order), key=order.__getitem__)
-    todo = [e for e in chosen if experiment_status(*e, scale) != "current"]
-    todo_diagnoses = [d for d in diagnoses if diagnosis_status(d, scale) != "current"]
+    todo = [e for e in chosen if args.rerun or experiment_status(*e, scale) != "current"]
+    todo_diagnoses = [d for d in diagnoses if args.rerun or diagnosis_status(d, scale) != "current"]
     device = default_device()
     unit = SECONDS_PER_UNIT[scale]["cuda" if device.type == "cuda" else "cpu"]
     costs = {record_name(*e): RELATIVE_COST[e[1]] * seed_count(e[1], scale) for e in todo}
@@ -134,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{len(groups)} jobs at once; estimated time if they do not slow each other: {longest * unit / 60:.1f} min",
               flush=True)  # fmt: skip
         start = time.perf_counter()
-        code = run_groups(groups, scale, args.max_seeds)
+        code = run_groups(groups, scale, args.max_seeds, args.rerun)
         print(f"total time: {(time.perf_counter() - start) / 60:.1f} min in {len(groups)} jobs on {hardware_name(device)}")
         return code
     print(f"estimated time: {cost * unit / 60:.1f} min", flush=True)

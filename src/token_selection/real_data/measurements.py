@@ -18,7 +18,7 @@ from torch import nn
 from ..sources import REBUTTAL_BIN_CENTRES
 from ..theory.importance import BinnedStats, bin_by_importance, posterior_gap, signed_frequency, token_counts
 from ..theory.multiclass import class_importance
-from ..theory.shape import ShapeVerdict, classify_shape
+from ..theory.shape import MIN_TOKENS, ShapeVerdict, classify_shape
 from ..validation import ArrayLike, as_tensor
 from .encoding import PAD_ID, UNK_ID, EncodedReviews, EncodedSplit
 
@@ -81,11 +81,35 @@ def mean_bin_std(binned: BinnedStats) -> float:
     return float(np.average(binned.std, weights=binned.count))
 
 
+def token_spread(x: ArrayLike, quantity: ArrayLike) -> dict[str, float]:
+    """How much a per-token quantity (V,) varies over the tokens with a finite posterior gap ``x`` (V,).
+
+    Returns ``token_std`` (population std over those tokens) and ``token_range`` (the 1st to 99th
+    percentile spread, so a few outlying tokens do not set it). For attention scores, a std well
+    below 1 means near-uniform attention: two tokens one std apart get weights within a factor
+    ``exp(std)`` of each other.
+    """
+    x = as_tensor(x, "x").detach().double().cpu().numpy()
+    values = as_tensor(quantity, "quantity").detach().double().cpu().numpy()
+    if x.shape != values.shape or x.ndim != 1:
+        raise ValueError(f"x and quantity must be 1-D of equal length, got shapes {x.shape} and {values.shape}")
+    seen = values[np.isfinite(x) & np.isfinite(values)]
+    if seen.size < 2:
+        raise ValueError(f"need at least 2 tokens with a finite posterior gap and value, got {seen.size}")
+    low, high = np.percentile(seen, [1, 99])
+    return {"token_std": float(seen.std()), "token_range": float(high - low)}
+
+
 def _curve(x: torch.Tensor, quantity: torch.Tensor, n_boot: int, seed: int) -> dict[str, Any]:
-    """Bins, shape verdict and spread of one per-token quantity (V,) against the posterior gap (V,)."""
+    """Bins, shape verdicts (over tokens and over the 20 bin means), spread of one per-token quantity (V,)
+    against the posterior gap (V,)."""
     quantity = quantity.detach().double().cpu()
     binned = rebuttal_bins(x, quantity)
     verdict = classify_shape(x.numpy(), quantity.numpy(), n_boot=n_boot, seed=seed)
+    on_bins = {}
+    if np.isfinite(binned.mean).sum() >= MIN_TOKENS:  # fewer bins than the rule needs: no verdict on bins
+        bins = classify_shape(binned.centres, binned.mean, n_boot=n_boot, seed=seed)
+        on_bins = {"bin_shape": bins.shape, "bin_verdict": bins.as_dict()}
     return {
         "bin_centres": binned.centres.tolist(),
         "bin_count": binned.count.tolist(),
@@ -94,20 +118,38 @@ def _curve(x: torch.Tensor, quantity: torch.Tensor, n_boot: int, seed: int) -> d
         "mean_bin_std": mean_bin_std(binned),
         "shape": verdict.shape,
         "verdict": verdict.as_dict(),
+        **on_bins,
+        **token_spread(x, quantity),
     }
+
+
+def p_norm(model: nn.Module) -> float:
+    """``||p||`` of the vector that scores tokens (``p``; ``p2``, the second layer's, in the two-layer model).
+
+    It starts at 0 in every model of the course, so it says how far training moved the attention.
+    """
+    vector = getattr(model, "p", None)
+    vector = getattr(model, "p2", None) if vector is None else vector
+    if not isinstance(vector, torch.Tensor):
+        raise TypeError(f"{type(model).__name__} has no attention vector p (or p2) to measure")
+    return float(vector.detach().double().norm())
 
 
 def binary_metrics(model: nn.Module, data: EncodedReviews, *, min_count: int, n_boot: int, seed: int) -> dict[str, Any]:
     """Per-token curves of a binary model: ``values`` (``E_s . v``) and ``scores`` (the kind's ``token_scores``).
 
     Each holds bin centres, counts, means and stds at the rebuttal's bins, the mean per-bin
-    std, and the shape verdict over tokens seen at least ``min_count`` times in training.
+    std, the shape verdict over tokens seen at least ``min_count`` times in training, the
+    verdict on the bin means (where at least ``MIN_TOKENS`` bins are filled) and the tokens'
+    spread (``token_spread``); ``p_norm`` is ``||p||`` where the model has one.
     """
     x, _ = token_importance(data.train, data.vocab_size, min_count=min_count)
     with torch.no_grad():
         values, scores = model.token_values(), model.token_scores()
+    moved = {"p_norm": p_norm(model)} if any(isinstance(getattr(model, n, None), torch.Tensor) for n in ("p", "p2")) else {}
     return {
         "tokens_with_gap": int(torch.isfinite(x).sum()),
+        **moved,
         "values": _curve(x, values, n_boot, seed),
         "scores": _curve(x, scores, n_boot, seed),
     }

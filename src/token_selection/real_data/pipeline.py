@@ -215,10 +215,22 @@ SEEDED_METRICS = (
     "scores.mean_bin_std",
     "values.verdict.spearman",
     "scores.verdict.spearman",
+    "p_norm",
+    "scores.token_std",
 )
 """Scalar metrics whose per-seed values and seed interval a record keeps (those a run has)."""
-SEEDED_SHAPES = ("values.shape", "scores.shape")
-"""Shape verdicts whose per-seed values a record keeps."""
+SEEDED_SHAPES = (
+    "values.shape",
+    "scores.shape",
+    "values.bin_shape",
+    "scores.bin_shape",
+    "values.verdict.left_spearman",
+    "values.verdict.right_spearman",
+    "scores.verdict.left_spearman",
+    "scores.verdict.right_spearman",
+)
+"""Shape verdicts and the arms' rank correlations (NaN where a fit has no interior minimum) whose per-seed values
+a record keeps, without a seed interval."""
 
 
 def metric_at(metrics: dict[str, Any], path: str) -> Any:
@@ -240,7 +252,7 @@ def seed_paths(metrics: dict[str, Any]) -> tuple[list[str], list[str]]:
     shapes = [p for p in SEEDED_SHAPES if metric_at(metrics, p) is not None]
     for k in range(len(metrics.get("classes", []))):
         numbers.append(f"classes.{k}.verdict.spearman")
-        shapes.append(f"classes.{k}.shape")
+        shapes += [f"classes.{k}.shape", f"classes.{k}.verdict.left_spearman", f"classes.{k}.verdict.right_spearman"]
     return numbers, shapes
 
 

@@ -9,12 +9,14 @@ diagnosis record gives the command that produces it, never a guess.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from typing import Any
 
 from ..intervals import seed_interval, show_interval
 from ..results import read_record
 from ..studies.flow_discretisation import finer_discretisation_reason
+from ..theory.shape_effect import MIN_EFFECT, ShapeReading
 from ..theory.thresholds import DIRECTION_COSINE, SELECTED_ATTENTION
 from .paper_numbers import (
     EMBEDDING_DIMENSION,
@@ -24,6 +26,7 @@ from .paper_numbers import (
     TRAINED_ACCURACY,
     VOCABULARY_SIZES,
 )
+from .shape_readings import count_words, seed_readings
 
 VOCABULARY = "diagnosis-matched_vocabulary"
 """The record of the training subsets whose own vocabulary has the rebuttal's size."""
@@ -408,20 +411,9 @@ def headlines(scale: str = "full") -> list[str]:
             f"- {verdict}: on IMDB at d = {joint['settings']['d']}, jointly trained over one-step per-bin spread is "
             f"{shown}, against the rebuttal's ~{ONE_STEP_STD_RATIO_VALUES:g}x and ~{ONE_STEP_STD_RATIO_SCORES:g}x."
         )
-    shapes = []
-    for dataset in ("imdb", "yelp_polarity"):
-        record = read_record(f"{dataset}-one_layer-one_step_frozen", scale)
-        if record:
-            shapes += record["metrics"].get("per_seed", {}).get("scores.shape") or [record["metrics"]["scores"]["shape"]]
-    if shapes:
-        counts = Counter(shapes)
-        found = ", ".join(f"{n} {s}" for s, n in counts.most_common())
-        lead = (
-            "**One step, then freezing, gives no U-shape on real data**"
-            if not counts["U-shaped"]
-            else ("**One step, then freezing, gives a U-shape in some runs**")
-        )
-        lines.append(f"- {lead}: the shape rule reads E_s . p as {found} over the IMDB and Yelp runs and seeds.")
+    step_line = one_step_headline(scale)
+    if step_line:
+        lines.append(step_line)
     if joint and frozen:
         a, b = _seeded(joint, "test_accuracy"), _seeded(frozen, "test_accuracy")
         capacity = diagnosis("diagnosis-frozen_capacity", scale)
@@ -452,14 +444,63 @@ def headlines(scale: str = "full") -> list[str]:
     return lines
 
 
+def one_step_readings(dataset: str, scale: str) -> tuple[list[ShapeReading], list[ShapeReading]] | None:
+    """E_s . p after one step then freezing on ``dataset``, each seed read with its effect size against the random-E
+    control's same seed, and the control's own readings; None when either record is missing."""
+    step = read_record(f"{dataset}-one_layer-one_step_frozen", scale)
+    control = read_record(f"{dataset}-one_layer-frozen_random", scale)
+    if step is None or control is None:
+        return None
+    return seed_readings(step["metrics"], "scores", control["metrics"]), seed_readings(control["metrics"], "scores")
+
+
+def readings_words(readings: list[ShapeReading]) -> str:
+    """ "5 flat (by significance alone: 4 U-shaped, 1 flat; largest U effect 0.07)": the readings' counts, and the
+    tested shapes' where they differ."""
+    text = count_words([r.shape if r.known else f"{r.tested} (effect not kept)" for r in readings])
+    tested = [r.tested for r in readings]
+    if tested != [r.shape for r in readings]:
+        u = [r.effect for r in readings if r.tested == "U-shaped" and not math.isnan(r.effect)]
+        largest = f"; largest U effect {max(u):.2f}" if u else ""
+        text += f" (by significance alone: {count_words(tested)}{largest})"
+    return text
+
+
+def one_step_headline(scale: str) -> str | None:
+    """The headline on the U after one step then freezing: seeds whose E_s . p is U-shaped beyond the minimum effect
+    and the random-E control, on IMDB and the Yelp stand-in; None when no dataset has both records."""
+    found = {name: one_step_readings(dataset, scale) for dataset, name in (("imdb", "IMDB"), ("yelp_polarity", "Yelp"))}
+    found = {name: pair for name, pair in found.items() if pair is not None}
+    if not found:
+        return None
+    cleared = sum(r.cleared and r.shape == "U-shaped" for step, _ in found.values() for r in step)
+    unknown = sum(not r.known and r.tested == "U-shaped" for step, _ in found.values() for r in step)
+    runs = sum(len(step) for step, _ in found.values())
+    if cleared:
+        lead = f"**One step, then freezing, gives a U-shape in {cleared} of {runs} runs**"
+    elif unknown:
+        lead = f"**One step, then freezing: {unknown} of {runs} runs are U-shaped by significance, effect not kept**"
+    else:
+        lead = "**One step, then freezing, gives no U-shape distinguishable from noise or the random-E control**"
+    parts = "; ".join(
+        f"{name}: {readings_words(step)}, against the control's {readings_words(control)}"
+        for name, (step, control) in found.items()
+    )
+    return (
+        f"- {lead}: read with the minimum effect ({MIN_EFFECT:g}, the weaker arm's rank correlation) and against the "
+        f"control with E frozen at random, E_s . p after one step reads {parts}."
+    )
+
+
 def arm_differences(dataset: str, scale: str = "full") -> dict[str, Any] | None:
     """What a real-data chapter says in words about the one-layer arms of ``dataset`` at ``scale``.
 
     Reads the joint, one-step-then-frozen and frozen-at-random records; None when one is missing.
     Returns ``ratios`` (quantity -> interval of joint / one-step per-bin std, paired by seed:
-    ``measures.std_ratio``), ``step_shapes`` (shape of E_s . p after one step -> number of seeds,
-    most common first), ``accuracy`` (mode -> interval of test accuracy), ``gaps`` (mode -> points
-    from the rebuttal's level) and ``seeds`` (number of seeds of the joint arm).
+    ``measures.std_ratio``), ``step_readings`` (E_s . p after one step, each seed read with its effect
+    size against the control's: ``one_step_readings``), ``control_readings``, ``accuracy`` (mode ->
+    interval of test accuracy), ``gaps`` (mode -> points from the rebuttal's level) and ``seeds``
+    (number of seeds of the joint arm).
     """
     from .measures import per_seed, real_record, std_ratio
 
@@ -471,9 +512,11 @@ def arm_differences(dataset: str, scale: str = "full") -> dict[str, Any] | None:
     metrics = {names[m]: records[m]["metrics"] for m in modes}
     accuracy = {m: seed_interval(per_seed(metrics[names[m]], "test_accuracy")) for m in ("joint", "frozen_random")}
     levels = {"joint": TRAINED_ACCURACY, "frozen_random": FROZEN_ACCURACY}
+    step = seed_readings(metrics[names["one_step_frozen"]], "scores", metrics[names["frozen_random"]])
     return {
         "ratios": {q: std_ratio(q, dataset)(metrics) for q in ("values", "scores")},
-        "step_shapes": dict(Counter(metrics[names["one_step_frozen"]]["per_seed"]["scores.shape"]).most_common()),
+        "step_readings": step,
+        "control_readings": seed_readings(metrics[names["frozen_random"]], "scores"),
         "accuracy": accuracy,
         "gaps": {m: 100 * (accuracy[m]["value"] - levels[m]) for m in levels},
         "seeds": accuracy["joint"]["n"],
@@ -489,30 +532,42 @@ def ratio_reading(interval: dict[str, Any]) -> str:
     return "not distinguishable from 1 over the seeds"
 
 
-def u_reading(step_shapes: dict[str, int]) -> str:
-    """What the count of U-shaped seeds of E_s . p after one step then freezing says, in words."""
-    seeds = sum(step_shapes.values())
-    u = step_shapes.get("U-shaped", 0)
+def u_reading(readings: list[ShapeReading]) -> str:
+    """What the seeds of E_s . p after one step then freezing say about the U, read with the effect size and the
+    random-E control, in words."""
+    seeds = len(readings)
+    u = sum(r.cleared and r.shape == "U-shaped" for r in readings)
+    significant = sum(r.tested == "U-shaped" for r in readings)
     if u == 0:
+        weak = (
+            f" ({significant} pass the significance test alone, with arms too weak or no stronger than the control's)"
+            if significant
+            else ""
+        )
         return (
-            f"No seed of {seeds} is U-shaped: here the U of the jointly trained model is not what one step writes "
-            "into E followed by training p; it comes with training E to the end."
+            f"No seed of {seeds} is U-shaped beyond the minimum effect and the random-E control{weak}: here the U of "
+            "the jointly trained model is not what one step writes into E followed by training p; it comes with "
+            "training E to the end."
         )
     if u == seeds:
-        return f"All {seeds} seeds are U-shaped, as the theory predicts for its own regime."
-    return f"{u} of {seeds} seeds are U-shaped: one step then freezing gives the U, but not reliably."
+        return f"All {seeds} seeds are U-shaped beyond the minimum effect and the random-E control."
+    return (
+        f"{u} of {seeds} seeds are U-shaped beyond the minimum effect and the random-E control: one step then "
+        "freezing gives the U, but not reliably."
+    )
 
 
 def arm_difference_texts(found: dict[str, Any]) -> dict[str, str]:
-    """The texts a chapter glues from ``arm_differences``: intervals, shape counts and their readings in words."""
+    """The texts a chapter glues from ``arm_differences``: intervals, readings of the shapes and their words."""
     ratios, accuracy = found["ratios"], found["accuracy"]
     return {
         "ratio_values": show_interval(ratios["values"], "{:.2f}"),
         "ratio_scores": show_interval(ratios["scores"], "{:.2f}"),
-        "step_shapes": ", ".join(f"{n} {shape}" for shape, n in found["step_shapes"].items()),
+        "step_shapes": readings_words(found["step_readings"]),
+        "control_shapes": readings_words(found["control_readings"]),
         "reading_values": ratio_reading(ratios["values"]),
         "reading_scores": ratio_reading(ratios["scores"]),
-        "u_reading": u_reading(found["step_shapes"]),
+        "u_reading": u_reading(found["step_readings"]),
         "trained": show_interval(accuracy["joint"], "{:.1f}", 100, " %"),
         "frozen": show_interval(accuracy["frozen_random"], "{:.1f}", 100, " %"),
     }

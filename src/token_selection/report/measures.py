@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections import Counter
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -10,6 +10,16 @@ import numpy as np
 
 from ..intervals import CONFIDENCE, seed_interval
 from ..studies.intervals import wilson_interval
+from .shape_readings import (
+    MIN_SCORE_STD,
+    arms_words,
+    bin_verdict,
+    count_words,
+    curve_at,
+    score_std,
+    seed_readings,
+    selects,
+)
 from .theory_claims import RECORD as THEORY_RECORD
 
 Records = dict[str, dict[str, Any]]
@@ -43,26 +53,52 @@ def accuracy(record: str) -> Callable[[Records], dict]:
 
 
 def shape_verdict(record: str, quantity: str) -> Callable[[Records], dict]:
-    """The first seed's verdict of ``quantity`` with every seed's shape (``shapes``)."""
+    """The first seed's verdict of ``quantity`` with every seed's tested shape (``shapes``), its reading with the
+    effect size (``readings``, ``effects``: ``shape_readings.seed_readings``), the verdict on seed 0's 20 bin means
+    (``bins``) and, for the scores, every seed's token-score std and whether the model selects (``score_std``,
+    ``selects``)."""
 
     def read(r: Records) -> dict:
-        verdict = dict(r[record][quantity]["verdict"])
-        verdict["shapes"] = r[record].get("per_seed", {}).get(f"{quantity}.shape") or [verdict["shape"]]
+        metrics = r[record]
+        verdict = dict(curve_at(metrics, quantity)["verdict"])
+        readings = seed_readings(metrics, quantity)
+        verdict["shapes"] = [reading.tested for reading in readings]
+        verdict["readings"] = [reading.shape for reading in readings]
+        verdict["effects"] = [reading.effect for reading in readings]
+        verdict["bins"] = bin_verdict(metrics, quantity)
+        spread = score_std(metrics) if quantity == "scores" else []
+        if spread:
+            verdict["score_std"] = spread
+            verdict["selects"] = [selects(std) for std in spread]
         return verdict
 
     return read
 
 
 def show_shape(verdict: dict) -> str:
-    """The shape: for one seed with its Spearman interval; for several, the count of every shape (most common
-    first), then the first seed's shape and Spearman interval."""
-    low, high = verdict["spearman_ci"]
+    """The shape read with its effect size: for one seed its reading and effect; for several, the count of every
+    reading (most common first) and seed 0's; then the verdict on seed 0's 20 bin means, and a model whose
+    attention is near uniform said so."""
     shapes = verdict.get("shapes") or [verdict["shape"]]
-    spearman = f"Spearman {verdict['spearman']:+.2f} [{low:+.2f}, {high:+.2f}]"
+    readings = verdict.get("readings") or shapes
+    effects = verdict.get("effects") or [math.nan]
+    effect = "" if math.isnan(effects[0]) else f", effect {effects[0]:.2f}"
+    first = f"{verdict['shape']}, {arms_words(verdict)}{effect}"
+    kept = list(effects) + [math.nan] * (len(readings) - len(effects))
+    labels = [r if r == "flat" or not math.isnan(e) else f"{r} (effect not kept)" for r, e in zip(readings, kept, strict=True)]
     if len(shapes) == 1:
-        return f"{verdict['shape']} ({spearman}; one seed)"
-    counts = ", ".join(f"{n} {shape}" for shape, n in Counter(shapes).most_common())
-    return f"{counts} of {len(shapes)} seeds (seed 0: {verdict['shape']}, {spearman})"
+        text = f"{readings[0]} ({first}; one seed)"
+    else:
+        text = f"{count_words(labels)} of {len(readings)} seeds (seed 0: {first})"
+    if verdict.get("bins") is not None:
+        text += f"; on the 20 bins: {verdict['bins']['shape']} ({arms_words(verdict['bins'])})"
+    if "selects" in verdict and not all(verdict["selects"]):
+        low = sum(not s for s in verdict["selects"])
+        text += (
+            f"; attention near uniform in {low} of {len(verdict['selects'])} seeds (std of E_s . p over tokens "
+            f"{min(verdict['score_std']):.3f} < {MIN_SCORE_STD:g}): no selection to read"
+        )
+    return text
 
 
 def accuracy_gap(accuracy_a: float, n_a: int, accuracy_b: float, n_b: int) -> np.ndarray:
@@ -102,26 +138,38 @@ def std_ratio(quantity: str, dataset: str = "imdb") -> Callable[[Records], dict]
     return read
 
 
-def weaker(records: Records) -> dict[str, list[float]]:
+def weaker(records: Records) -> dict[str, Any]:
     """Spearman intervals of E_s . v: the MLP model's against the one-layer model's (over seeds when there are
-    several, else the first seed's bootstrap interval)."""
+    several, else the first seed's bootstrap interval), and the Spearman of each model's 20 bin means (``bins``:
+    ours, reference), the reading the rebuttal's table gets."""
     mlp, one_layer = records[real_record("mlp")], records[real_record("one_layer")]
 
     def interval(metrics: dict[str, Any]) -> list[float]:
         summary = seeded(metrics, "values.verdict.spearman")
         return [summary["low"], summary["high"]] if summary["n"] > 1 else list(metrics["values"]["verdict"]["spearman_ci"])
 
-    return {"ours": interval(mlp), "reference": interval(one_layer)}
+    bins = [bin_verdict(m, "values") for m in (mlp, one_layer)]
+    found = {"ours": interval(mlp), "reference": interval(one_layer)}
+    return found if None in bins else found | {"bins": [float(b["spearman"]) for b in bins]}
 
 
 def worst_class(records: Records) -> dict:
-    """The class whose verdict is furthest from 'increasing': a class of another shape first, then the lowest Spearman."""
+    """The class whose verdict is furthest from 'increasing' (read with the effect size): a class of another reading
+    first, then the lowest Spearman."""
     record = records[real_record("multiclass", dataset="yelp_stars")]
     verdicts = []
     for k, c in enumerate(record["classes"]):
-        shapes = record.get("per_seed", {}).get(f"classes.{k}.shape") or [c["shape"]]
-        verdicts.append({**c["verdict"], "shapes": shapes, "class": k})
-    return min(verdicts, key=lambda v: (v["shapes"].count("increasing") / len(v["shapes"]), v["spearman"]))
+        readings = seed_readings(record, f"classes.{k}")
+        verdicts.append(
+            {
+                **c["verdict"],
+                "shapes": [r.tested for r in readings],
+                "readings": [r.shape for r in readings],
+                "effects": [r.effect for r in readings],
+                "class": k,
+            }
+        )
+    return min(verdicts, key=lambda v: (v["readings"].count("increasing") / len(v["readings"]), v["spearman"]))
 
 
 def theory(path: str) -> Callable[[Records], Any]:

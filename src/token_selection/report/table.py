@@ -13,9 +13,11 @@ from dataclasses import dataclass
 from ..real_data.pipeline import missing_message
 from ..results import missing_record_message, read_record
 from ..theory.shape import classify_shape
+from ..theory.shape_effect import read_shape
 from .catalogue import state_of
 from .claims import CLAIMS, Claim, global_shares
 from .differences import why_differs
+from .shape_readings import arms_words
 from .theory_claims import COMMAND as THEORY_COMMAND
 from .theory_claims import RECORD as THEORY
 from .verdicts import judge
@@ -70,7 +72,8 @@ def paper_cell(claim: Claim) -> str:
     if claim.table is None:
         return claim.paper or "no number"
     verdict = classify_shape(*claim.table)
-    return f"{claim.paper}; by our rule: {verdict.shape} (Spearman {verdict.spearman:+.2f})"
+    reading = read_shape(verdict.as_dict())
+    return f"{claim.paper}; by our rule: {reading.shape} ({arms_words(verdict.as_dict())})"
 
 
 @dataclass(frozen=True)

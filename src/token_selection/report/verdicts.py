@@ -122,42 +122,81 @@ class PositiveInterval:
 
 @dataclass(frozen=True)
 class ShapeIs:
-    """Reproduced when ``classify_shape`` (a verdict dict with key ``shape``) finds the claimed ``shape``."""
+    """Reproduced when every seed's shape, read with its effect size (``theory.shape_effect``: a significant shape
+    whose effect is below the minimum reads as flat), is the claimed ``shape``; partly for some seeds.
+
+    The value is a verdict dict with ``shape`` and, per seed, ``shapes`` (tested) and ``readings``; a record without
+    readings is judged on its tested shapes. A model whose attention is near uniform (``selects`` false for a seed)
+    does not count for the claimed shape of its scores: there is no selection to read.
+    """
 
     shape: str
 
     def describe(self) -> str:
-        return f"reproduced if the shape rule finds '{self.shape}' for every seed, partly for some, else not reproduced"
+        return (
+            f"reproduced if the shape rule, read with its effect size, finds '{self.shape}' for every seed, partly "
+            "for some, else not reproduced; a seed whose attention is near uniform does not count"
+        )
 
     def judge(self, value: dict[str, Any]) -> Judgement:
-        shapes = list(value.get("shapes") or [value["shape"]])
-        agree = shapes.count(self.shape)
-        found = ", ".join(f"{shapes.count(s)} {s}" for s in dict.fromkeys(shapes))
-        if agree == len(shapes):
-            return "reproduced", f"the shape rule finds '{self.shape}' ({found} of {len(shapes)} seeds)"
+        tested = list(value.get("shapes") or [value["shape"]])
+        readings = list(value.get("readings") or tested)
+        chooses = list(value.get("selects") or [True] * len(readings))
+        if len(chooses) < len(readings):  # a record that kept seed 0's spread alone: the others are not judged on it
+            chooses += [True] * (len(readings) - len(chooses))
+        agree = sum(r == self.shape and c for r, c in zip(readings, chooses, strict=True))
+        found = ", ".join(f"{readings.count(s)} {s}" for s in dict.fromkeys(readings))
+        weak = sum(t != r for t, r in zip(tested, readings, strict=True))
+        notes = f" ({weak} below the minimum effect)" if weak else ""
+        uniform = len(chooses) - sum(chooses)
+        if uniform:
+            notes += f"; attention near uniform in {uniform} seeds"
+        if agree == len(readings):
+            return "reproduced", f"the shape rule finds '{self.shape}' ({found} of {len(readings)} seeds){notes}"
         if agree:
-            return "partly", f"the shape rule finds {found} of {len(shapes)} seeds"
-        return "not reproduced", f"the shape rule finds {found} of {len(shapes)} seeds, not '{self.shape}'"
+            return "partly", f"the shape rule finds {found} of {len(readings)} seeds{notes}"
+        return "not reproduced", f"the shape rule finds {found} of {len(readings)} seeds, not '{self.shape}'{notes}"
 
 
 @dataclass(frozen=True)
 class WeakerTrend:
-    """Compares two Spearman intervals (a dict with ``ours`` and ``reference``, each ``[low, high]``).
+    """Compares two Spearman intervals (a dict with ``ours`` and ``reference``, each ``[low, high]``) and, where
+    given, the Spearman of each model's 20 bin means (``bins``: [ours, reference]).
 
-    Reproduced when ours lies wholly below the reference's; partly when only its midpoint is lower.
+    Over tokens: reproduced when ours lies wholly below the reference's; partly when only its midpoint is lower.
+    With bins, the rebuttal's reading (its tables are 20 bin means) must agree: a trend wholly lower over tokens
+    whose bin means are no less monotone than the reference's is only partly reproduced.
     """
 
     reference: str
 
     def describe(self) -> str:
         return (
-            f"reproduced if the Spearman interval lies wholly below that of {self.reference}, partly if only its "
-            "midpoint is lower, else not reproduced"
+            f"reproduced if the Spearman interval lies wholly below that of {self.reference} and the Spearman of the "
+            "20 bin means is lower too; partly if only one of them is lower, else not reproduced"
         )
 
     def judge(self, value: dict[str, list[float]]) -> Judgement:
         ours, reference = value["ours"], value["reference"]
         shown = f"[{ours[0]:+.2f}, {ours[1]:+.2f}] against [{reference[0]:+.2f}, {reference[1]:+.2f}]"
+        tokens = (
+            "wholly below"
+            if ours[1] < reference[0]
+            else ("lower, but the intervals overlap" if sum(ours) < sum(reference) else "not lower")
+        )
+        if "bins" in value:
+            ours_bins, reference_bins = value["bins"]
+            lower_bins = ours_bins < reference_bins
+            shown += (
+                f" over tokens ({tokens}); on the 20 bin means {ours_bins:+.2f} against {reference_bins:+.2f} "
+                f"({'lower' if lower_bins else 'not lower: the bin means are as monotone'})"
+            )
+            lower_tokens = ours[1] < reference[0]
+            if lower_tokens and lower_bins:
+                return "reproduced", shown
+            if lower_tokens or lower_bins:
+                return "partly", shown
+            return "not reproduced", shown
         if ours[1] < reference[0]:
             return "reproduced", f"{shown}: wholly below"
         if sum(ours) < sum(reference):

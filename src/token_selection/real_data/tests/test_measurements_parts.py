@@ -239,3 +239,34 @@ def test_the_signed_frequency_classifier_reads_real_positions_and_calls_a_tie_po
     garbage_train = torch.where(mask, X, torch.full_like(X, 3))  # a negative word behind the training padding
     garbage_test = torch.where(mask_test, X_test, torch.full_like(X_test, 3))  # and behind the test padding
     assert signed_frequency_accuracy(garbage_train, y, mask, garbage_test, y_test, mask_test, 6) == 1.0
+
+
+def test_token_spread_over_the_tokens_with_a_gap():
+    from token_selection.real_data.measurements import token_spread
+
+    x = torch.tensor([float("nan"), -0.5, 0.0, 0.5, 1.0, float("nan")], dtype=torch.float64)
+    values = torch.tensor([100.0, 1.0, 2.0, 3.0, 4.0, -100.0], dtype=torch.float64)
+    spread = token_spread(x, values)
+    assert spread["token_std"] == pytest.approx(np.std([1.0, 2.0, 3.0, 4.0])), "tokens without a gap are not read"
+    low, high = np.percentile([1.0, 2.0, 3.0, 4.0], [1, 99])
+    assert spread["token_range"] == pytest.approx(high - low)
+    with pytest.raises(ValueError, match="equal length"):
+        token_spread(x[:3], values)
+    with pytest.raises(ValueError, match="at least 2 tokens"):
+        token_spread(torch.tensor([0.1, float("nan")]), torch.tensor([1.0, 2.0]))
+    assert token_spread(torch.tensor([0.1, 0.2]), torch.tensor([1.0, 2.0]))["token_std"] == pytest.approx(0.5)
+
+
+def test_p_norm_reads_p_or_the_second_layers_p2():
+    from torch import nn
+
+    from token_selection.real_data.measurements import p_norm
+
+    one = nn.Module()
+    one.p = nn.Parameter(torch.tensor([3.0, 4.0]))
+    assert p_norm(one) == pytest.approx(5.0)
+    two = nn.Module()
+    two.p1, two.p2 = nn.Parameter(torch.tensor([100.0])), nn.Parameter(torch.tensor([0.0, 2.0]))
+    assert p_norm(two) == pytest.approx(2.0)
+    with pytest.raises(TypeError, match="no attention vector p"):
+        p_norm(nn.Module())

@@ -321,7 +321,9 @@ def test_seed_paths_keep_the_metrics_a_run_has_and_add_each_class():
     classes = {"test_accuracy": 0.5, "classes": [{}, {}, {}]}
     numbers, shapes = seed_paths(classes)
     assert numbers == ["test_accuracy", "classes.0.verdict.spearman", "classes.1.verdict.spearman", "classes.2.verdict.spearman"]
-    assert shapes == ["classes.0.shape", "classes.1.shape", "classes.2.shape"]
+    assert shapes == [
+        f"classes.{k}.{path}" for k in range(3) for path in ("shape", "verdict.left_spearman", "verdict.right_spearman")
+    ]
 
 
 def test_aggregate_seeds_keeps_the_first_run_and_every_seed_value():

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from token_selection.report import differences as df
 from token_selection.results import write_record
+from token_selection.theory.shape_effect import ShapeReading
 
 
 @pytest.fixture
@@ -84,27 +87,43 @@ def test_why_differs_reads_the_record_of_its_scale(records):
     assert "make records" in df.why_differs("frozen_accuracy", "fast")
 
 
+def _scores(shape="flat", rho=0.0, left=math.nan, right=math.nan, std=1.0):
+    """A scores curve with a verdict (arms kept) and its spread."""
+    verdict = {"shape": shape, "spearman": rho, "left_spearman": left, "right_spearman": right}
+    return {"mean_bin_std": std, "shape": shape, "verdict": verdict}
+
+
 def test_headlines_choose_their_words(records):
-    def one_layer(mode, values_std, scores_std, shape="flat", accuracy=0.85):
+    def one_layer(mode, values_std, scores_std, scores=None, accuracy=0.85):
         metrics = {"test_accuracy": accuracy, "n_test": 1000, "values": {"mean_bin_std": values_std, "shape": "increasing"},
-                   "scores": {"mean_bin_std": scores_std, "shape": shape}}  # fmt: skip
+                   "scores": {**(scores or _scores()), "mean_bin_std": scores_std}}  # fmt: skip
         write_record(f"imdb-one_layer-{mode}", "fast", protocol="p", settings={"d": 64}, metrics=metrics)
 
     one_layer("joint", 1.0, 1.0)
     one_layer("one_step_frozen", 2.0, 0.5)
-    one_layer("frozen_random", 1.0, 1.0, accuracy=0.7)
+    one_layer("frozen_random", 1.0, 1.0, _scores("U-shaped", 0.0, -0.25, 0.21), accuracy=0.7)
     lines = df.headlines("fast")
     assert lines[0].startswith("- **The spread reduction reverses** for E_s . v:")
-    assert "no U-shape" in lines[1] and "1 flat" in lines[1]
+    assert "no U-shape distinguishable" in lines[1] and "IMDB: 1 flat, against the control's 1 U-shaped" in lines[1]
     assert "trained 85.0 % (one seed) against frozen 70.0 % (one seed)" in lines[2]
-    one_layer("one_step_frozen", 0.5, 0.5, shape="U-shaped")
+    one_layer("one_step_frozen", 0.5, 0.5, _scores("U-shaped", 0.0, -0.3, 0.22))
     lines = df.headlines("fast")
-    assert "**The spread is reduced, as the rebuttal says,**" in lines[0] and "gives a U-shape in some runs" in lines[1]
+    assert "**The spread is reduced, as the rebuttal says,**" in lines[0] and "gives a U-shape in 1 of 1 runs" in lines[1]
+    one_layer("one_step_frozen", 0.5, 0.5, _scores("U-shaped", 0.0, -0.3, 0.21))
+    assert "no U-shape" in df.headlines("fast")[1], "an effect equal to the control's does not clear it"
+    one_layer("one_step_frozen", 0.5, 0.5, _scores("U-shaped", 0.0, -0.9, 0.19))
+    assert "IMDB: 1 flat (by significance alone: 1 U-shaped; largest U effect 0.19)" in df.headlines("fast")[1]
 
 
 def _arm(records_dir, mode, seeds, **per_seed):
+    per_seed.setdefault("scores.shape", ["flat"] * seeds)
+    per_seed.setdefault("scores.verdict.spearman", [0.0] * seeds)
+    shapes = per_seed["scores.shape"]
+    per_seed.setdefault("scores.verdict.left_spearman", [-0.5 if s == "U-shaped" else math.nan for s in shapes])
+    per_seed.setdefault("scores.verdict.right_spearman", [0.5 if s == "U-shaped" else math.nan for s in shapes])
     write_record(f"toy-one_layer-{mode}", "full", protocol="toy", settings={"mode": mode},
-                 metrics={"per_seed": per_seed, "test_accuracy": per_seed["test_accuracy"][0]})  # fmt: skip
+                 metrics={"per_seed": per_seed, "test_accuracy": per_seed["test_accuracy"][0],
+                          "scores": _scores(shapes[0])})  # fmt: skip
 
 
 def test_arm_differences_pair_seeds_and_count_shapes(records):
@@ -117,7 +136,9 @@ def test_arm_differences_pair_seeds_and_count_shapes(records):
     assert found["seeds"] == 3
     assert found["ratios"]["values"]["values"] == [0.5, 1.0, 0.5]  # paired seed by seed, not means over seeds
     assert found["ratios"]["scores"]["values"] == [4.0, 2.0, 1.0]
-    assert list(found["step_shapes"].items()) == [("flat", 2), ("U-shaped", 1)]
+    assert [r.shape for r in found["step_readings"]] == ["flat", "U-shaped", "flat"]
+    assert [r.control_effect for r in found["step_readings"]] == [0.0, 0.0, 0.0], "the control's seeds, paired"
+    assert [r.shape for r in found["control_readings"]] == ["flat"] * 3
     assert found["accuracy"]["joint"]["value"] == pytest.approx(0.88)
     assert found["gaps"]["joint"] == pytest.approx(100 * (0.88 - 0.95))
     assert found["gaps"]["frozen_random"] == pytest.approx(0.0, abs=1e-9)
@@ -145,20 +166,34 @@ def test_ratio_reading_judges_the_whole_interval_against_one(low, high, words):
     assert df.ratio_reading({"low": low, "high": high, "value": (low + high) / 2}).startswith(words)
 
 
+def _readings(*effects, control=0.0):
+    """One-step readings: a number is a U with that effect, None a flat seed."""
+    return [
+        ShapeReading("flat", 0.0, control_effect=control) if e is None else ShapeReading("U-shaped", e, control_effect=control)
+        for e in effects
+    ]
+
+
 def test_u_reading_counts_the_u_shaped_seeds():
-    assert df.u_reading({"decreasing": 3, "flat": 2}).startswith("No seed of 5 is U-shaped")
-    assert df.u_reading({"U-shaped": 3}) == "All 3 seeds are U-shaped, as the theory predicts for its own regime."
-    assert df.u_reading({"U-shaped": 4, "flat": 1}).startswith("4 of 5 seeds are U-shaped")
+    assert df.u_reading(_readings(None, None, None)).startswith("No seed of 3 is U-shaped beyond the minimum effect")
+    assert (
+        df.u_reading(_readings(0.5, 0.3, 0.2)) == "All 3 seeds are U-shaped beyond the minimum effect and the random-E control."
+    )
+    assert df.u_reading(_readings(0.5, 0.5, 0.5, 0.5, None)).startswith("4 of 5 seeds are U-shaped")
+    weak = df.u_reading(_readings(0.19, 0.5, control=0.5))
+    assert weak.startswith("No seed of 2 is U-shaped beyond the minimum effect and the random-E control (2 pass the")
 
 
 def test_arm_difference_texts_show_intervals_counts_and_readings():
     interval = {"value": 0.5, "low": 0.4, "high": 0.6, "n": 3}
     accuracy = {"value": 0.885, "low": 0.883, "high": 0.886, "n": 3}
     found = {"ratios": {"values": interval, "scores": dict(interval, low=1.1, high=1.3, value=1.2)},
-             "step_shapes": {"flat": 2, "U-shaped": 1}, "accuracy": {"joint": accuracy, "frozen_random": accuracy}}  # fmt: skip
+             "step_readings": _readings(None, 0.4, None), "control_readings": _readings(None, None, 0.1),
+             "accuracy": {"joint": accuracy, "frozen_random": accuracy}}  # fmt: skip
     texts = df.arm_difference_texts(found)
     assert texts["ratio_values"] == "0.50 [0.40, 0.60] (3 seeds)" and texts["ratio_scores"] == "1.20 [1.10, 1.30] (3 seeds)"
     assert texts["step_shapes"] == "2 flat, 1 U-shaped"
+    assert texts["control_shapes"] == "3 flat (by significance alone: 2 flat, 1 U-shaped; largest U effect 0.10)"
     assert texts["reading_values"].startswith("below 1") and texts["reading_scores"].startswith("above 1")
     assert texts["u_reading"].startswith("1 of 3 seeds are U-shaped")
     assert texts["trained"] == texts["frozen"] == "88.5 % [88.3, 88.6] % (3 seeds)"
@@ -365,8 +400,13 @@ def _headline_arm(dataset, mode, accuracy, values_std, scores_std, shapes=None):
     per_seed = {"test_accuracy": accuracy, "values.mean_bin_std": values_std, "scores.mean_bin_std": scores_std}
     if shapes:
         per_seed["scores.shape"] = shapes
+        per_seed["scores.verdict.spearman"] = [-0.3 if s == "decreasing" else 0.0 for s in shapes]
+        per_seed["scores.verdict.left_spearman"] = [-0.6 if s == "U-shaped" else math.nan for s in shapes]
+        per_seed["scores.verdict.right_spearman"] = [0.5 if s == "U-shaped" else math.nan for s in shapes]
+    first = (shapes or ["flat"])[0]
+    scores = _scores(first, -0.3 if first == "decreasing" else 0.0, *((-0.6, 0.5) if first == "U-shaped" else ()))
     metrics = {"per_seed": per_seed, "test_accuracy": accuracy[0], "values": {"mean_bin_std": values_std[0], "shape": "flat"},
-               "scores": {"mean_bin_std": scores_std[0], "shape": (shapes or ["flat"])[0]}}  # fmt: skip
+               "scores": {**scores, "mean_bin_std": scores_std[0]}}  # fmt: skip
     write_record(f"{dataset}-one_layer-{mode}", "fast", protocol="p", settings={"d": 128, "mode": mode}, metrics=metrics)
 
 
@@ -375,6 +415,7 @@ def test_headlines_in_full_over_seeds_datasets_and_diagnoses(records):
     _headline_arm("imdb", "one_step_frozen", [0.8, 0.8, 0.8], [2.0, 2.5, 2.0], [1.0, 1.0, 1.0], ["flat", "decreasing", "flat"])
     _headline_arm("imdb", "frozen_random", [0.70, 0.74, 0.72], [1.0] * 3, [1.0] * 3)
     _headline_arm("yelp_polarity", "one_step_frozen", [0.8], [1.0], [1.0], ["U-shaped"])
+    _headline_arm("yelp_polarity", "frozen_random", [0.7], [1.0], [1.0], ["increasing"])
     # E_s . v: 1/2, 1/2.5, 1/2 per seed (below 1 throughout); E_s . p: 1, 2, 3 (an interval across 1)
     first = (
         "- **The spread reduction reverses** for E_s . v: on IMDB at d = 128, jointly trained over one-step per-bin "
@@ -382,8 +423,10 @@ def test_headlines_in_full_over_seeds_datasets_and_diagnoses(records):
         "rebuttal's ~8x and ~6x."
     )
     second = (
-        "- **One step, then freezing, gives a U-shape in some runs**: the shape rule reads E_s . p as 2 flat, "
-        "1 decreasing, 1 U-shaped over the IMDB and Yelp runs and seeds."
+        "- **One step, then freezing, gives a U-shape in 1 of 4 runs**: read with the minimum effect (0.2, the weaker "
+        "arm's rank correlation) and against the control with E frozen at random, E_s . p after one step reads IMDB: "
+        "2 flat, 1 decreasing, against the control's 1 flat; Yelp: 1 U-shaped, against the control's 1 flat "
+        "(by significance alone: 1 increasing)."
     )
     third = (
         "- **Trained against frozen embeddings**: on IMDB, trained 90.0 % (one seed) against frozen 70.0 % (one seed); "
@@ -415,16 +458,16 @@ def test_headlines_in_full_over_seeds_datasets_and_diagnoses(records):
 def test_headlines_call_a_split_verdict_mixed_and_read_a_shape_without_seeds(records):
     _headline_arm("imdb", "joint", [0.9, 0.9], [1.0, 3.0], [2.0, 2.0])
     _headline_arm("imdb", "one_step_frozen", [0.8, 0.8], [1.0, 1.0], [1.0, 1.0])
-    metrics = {"test_accuracy": 0.8, "scores": {"shape": "decreasing"}}
+    metrics = {"test_accuracy": 0.8, "scores": _scores("decreasing", -0.2)}
     write_record("yelp_polarity-one_layer-one_step_frozen", "fast", protocol="p", settings={}, metrics=metrics)
+    write_record("yelp_polarity-one_layer-frozen_random", "fast", protocol="p", settings={}, metrics=metrics)
     lines = df.headlines("fast")
     # E_s . v: 1 and 3 (across 1); E_s . p: 2 and 2 (above 1): one above, none below
     assert lines[0].startswith("- **The spread reduction is mixed**: on IMDB at d = 128")
-    assert lines[1] == (
-        "- **One step, then freezing, gives no U-shape on real data**: the shape rule reads E_s . p as 1 flat, "
-        "1 decreasing over the IMDB and Yelp runs and seeds."
-    )
-    assert len(lines) == 2, "no frozen arm: no accuracy line"
+    assert lines[1].endswith(
+        "reads Yelp: 1 no stronger than the control (by significance alone: 1 decreasing), against the control's 1 decreasing."
+    ), "IMDB has no control here"
+    assert len(lines) == 2, "no frozen arm on IMDB: no accuracy line"
 
 
 def test_boundaries_of_the_readings_sit_exactly_on_their_thresholds():
@@ -434,9 +477,9 @@ def test_boundaries_of_the_readings_sit_exactly_on_their_thresholds():
     assert "more than 2 points below it on imdb, yelp, so the level" in both
     never = df.frozen_sentence(capacity([0.6, 0.65, 0.7], None))
     assert "%; about 72 % is not reached in the sweep. Frozen training budgets" in never
-    assert df.u_reading({"flat": 2}) == (
-        "No seed of 2 is U-shaped: here the U of the jointly trained model is not what one step writes into E "
-        "followed by training p; it comes with training E to the end."
+    assert df.u_reading(_readings(None, None)) == (
+        "No seed of 2 is U-shaped beyond the minimum effect and the random-E control: here the U of the jointly "
+        "trained model is not what one step writes into E followed by training p; it comes with training E to the end."
     )
 
 
@@ -456,9 +499,10 @@ def test_headline_verdicts_on_a_ratio_of_exactly_one(records):
 def test_headlines_need_both_spread_arms_and_default_to_the_full_scale(records):
     _headline_arm("imdb", "joint", [0.9, 0.9], [1.0, 1.0], [1.0, 1.0])
     assert not any("spread" in line for line in df.headlines("fast")), "one arm alone gives no spread line"
-    metrics = {"test_accuracy": 0.9, "scores": {"shape": "flat"}}
+    metrics = {"test_accuracy": 0.9, "scores": _scores()}
     write_record("imdb-one_layer-one_step_frozen", "full", protocol="p", settings={}, metrics=metrics)
-    assert df.headlines() == df.headlines("full") and df.headlines()[0].endswith("1 flat over the IMDB and Yelp runs and seeds.")
+    write_record("imdb-one_layer-frozen_random", "full", protocol="p", settings={}, metrics=metrics)
+    assert df.headlines() == df.headlines("full") and df.headlines()[0].endswith("IMDB: 1 flat, against the control's 1 flat.")
 
 
 def converged_pair():

@@ -55,24 +55,55 @@ def test_accuracy_is_the_seed_interval_of_the_test_accuracy():
     assert accuracy("r")(records) == seed_interval([0.75])
 
 
-def test_shape_verdict_adds_every_seeds_shape_without_changing_the_record():
-    verdict = {"shape": "U-shaped", "spearman": 0.5, "spearman_ci": [0.1, 0.9]}
-    records = {"r": {"scores": {"verdict": verdict}, "per_seed": {"scores.shape": ["U-shaped", "increasing"]}}}
+def _curve(shape: str, rho: float, left: float = math.nan, right: float = math.nan) -> dict:
+    verdict = {"shape": shape, "spearman": rho, "spearman_ci": [rho - 0.1, rho + 0.1]}
+    verdict |= {"left_spearman": left, "right_spearman": right}
+    centres = [-0.9, -0.7, -0.5, -0.3, -0.2, -0.1, 0.0, 0.1, 0.2, 0.3, 0.5, 0.9]
+    return {
+        "verdict": verdict,
+        "shape": shape,
+        "bin_centres": centres,
+        "bin_mean": [c + 0.01 * k for k, c in enumerate(centres)],
+        "bin_std": [0.01] * 12,
+        "bin_count": [3, 5, 8, 9, 11, 15, 20, 14, 8, 6, 5, 2],
+    }
+
+
+def test_shape_verdict_reads_every_seed_with_its_effect_without_changing_the_record():
+    curve = _curve("U-shaped", 0.5, -0.6, 0.7)
+    per_seed = {
+        "scores.shape": ["U-shaped", "increasing", "U-shaped"],
+        "scores.verdict.spearman": [0.5, 0.15, 0.4],
+        "scores.verdict.left_spearman": [-0.6, math.nan, -0.05],
+        "scores.verdict.right_spearman": [0.7, math.nan, 0.3],
+        "scores.token_std": [0.8, 0.1, 0.0999],
+    }
+    records = {"r": {"scores": curve, "per_seed": per_seed}}
     read = shape_verdict("r", "scores")(records)
-    assert read["shapes"] == ["U-shaped", "increasing"] and read["spearman"] == 0.5
-    assert "shapes" not in verdict
-    assert shape_verdict("r", "scores")({"r": {"scores": {"verdict": verdict}}})["shapes"] == ["U-shaped"]
+    assert read["shapes"] == ["U-shaped", "increasing", "U-shaped"] and read["spearman"] == 0.5
+    assert read["readings"] == ["U-shaped", "flat", "flat"], "0.15 and an arm of 0.05 are below the minimum 0.2"
+    assert read["effects"] == pytest.approx([0.6, 0.15, 0.05])
+    assert read["bins"]["shape"] == "increasing", "the 12 bin means rise: the bins' verdict is their own"
+    assert read["selects"] == [True, True, False], "0.1 is the boundary: at it the model selects, below it not"
+    assert "shapes" not in curve["verdict"] and "readings" not in curve["verdict"]
+    one = shape_verdict("r", "values")({"r": {"values": _curve("increasing", 0.2)}})
+    assert one["readings"] == ["increasing"] and "selects" not in one, "0.2 is the minimum: at it the shape stands"
 
 
 def test_show_shape_with_one_and_with_several_seeds():
-    verdict = {"shape": "U-shaped", "spearman": 0.123, "spearman_ci": [-0.05, 0.456]}
-    assert show_shape(verdict) == "U-shaped (Spearman +0.12 [-0.05, +0.46]; one seed)"
-    assert show_shape({**verdict, "shapes": ["U-shaped"]}) == "U-shaped (Spearman +0.12 [-0.05, +0.46]; one seed)"
-    several = {**verdict, "shapes": ["U-shaped", "flat", "U-shaped"]}
-    assert show_shape(several) == "2 U-shaped, 1 flat of 3 seeds (seed 0: U-shaped, Spearman +0.12 [-0.05, +0.46])"
-    minority = {**verdict, "shape": "decreasing", "shapes": ["decreasing", "U-shaped", "U-shaped"]}
-    assert show_shape(minority).startswith("2 U-shaped, 1 decreasing of 3 seeds (seed 0: decreasing, "), "majority first"
-    assert show_shape({**verdict, "shapes": []}).endswith("; one seed)")
+    verdict = {"shape": "U-shaped", "spearman": 0.123, "spearman_ci": [-0.05, 0.456], "left_spearman": -0.3}
+    verdict["right_spearman"] = 0.25
+    assert show_shape(verdict) == "U-shaped (U-shaped, arms -0.30 and +0.25; one seed)"
+    read = {**verdict, "shapes": ["U-shaped"], "readings": ["U-shaped"], "effects": [0.25]}
+    assert show_shape(read) == "U-shaped (U-shaped, arms -0.30 and +0.25, effect 0.25; one seed)"
+    several = {**read, "shapes": ["U-shaped", "flat", "U-shaped"], "readings": ["U-shaped", "flat", "flat"]}
+    assert show_shape(several).startswith("2 flat, 1 U-shaped of 3 seeds (seed 0: U-shaped, arms -0.30 and +0.25, ")
+    bins = {"shape": "increasing", "spearman": 0.9}
+    uniform = {**several, "bins": bins, "score_std": [0.05, 0.2, 0.3], "selects": [False, True, True]}
+    text = show_shape(uniform)
+    assert "; on the 20 bins: increasing (Spearman +0.90)" in text
+    assert text.endswith("attention near uniform in 1 of 3 seeds (std of E_s . p over tokens 0.050 < 0.1): no selection to read")
+    assert "near uniform" not in show_shape({**uniform, "selects": [True, True, True]})
 
 
 def test_accuracy_gap_on_test_sets_of_uneven_sizes():
@@ -129,7 +160,7 @@ def test_std_ratio_pairs_seeds_and_drops_the_unpaired_ones():
 
 
 def _spearman(ci, summary=None):
-    metrics = {"values": {"verdict": {"spearman": 0.5, "spearman_ci": ci}}}
+    metrics = {"values": {"shape": "increasing", "verdict": {"spearman": 0.5, "spearman_ci": ci}}}
     if summary is not None:
         metrics["seed_summary"] = {"values.verdict.spearman": summary}
     return metrics
@@ -157,6 +188,8 @@ def test_worst_class_prefers_a_class_of_another_shape_then_the_lowest_spearman()
     assert worst["class"] == 1 and worst["shapes"] == ["U-shaped"]
     worst = worst_class(_classes(("increasing", 0.8), ("increasing", 0.3), ("increasing", 0.5)))
     assert worst["class"] == 1 and worst["spearman"] == 0.3
+    weak = worst_class(_classes(("increasing", 0.8), ("increasing", 0.19), ("increasing", 0.2)))
+    assert weak["class"] == 1 and weak["readings"] == ["flat"], "0.19 is below the minimum effect, 0.2 is not"
 
 
 def test_worst_class_counts_the_share_of_increasing_seeds_with_uneven_seed_lists():
@@ -165,7 +198,7 @@ def test_worst_class_counts_the_share_of_increasing_seeds_with_uneven_seed_lists
         "classes.1.shape": ["increasing", "flat"],  # 1 of 2: the worst share
         "classes.2.shape": ["increasing"],
     }
-    worst = worst_class(_classes(("increasing", 0.1), ("increasing", 0.9), ("increasing", 0.0), per_seed=per_seed))
+    worst = worst_class(_classes(("increasing", 0.3), ("increasing", 0.9), ("increasing", 0.5), per_seed=per_seed))
     assert worst["class"] == 1 and worst["shapes"] == ["increasing", "flat"]
 
 
@@ -177,7 +210,7 @@ def test_theory_reads_a_dotted_path_of_the_theory_record():
 
 def test_two_seeds_are_several_for_shapes_and_intervals():
     verdict = {"shape": "flat", "spearman": 0.0, "spearman_ci": [-0.1, 0.1], "shapes": ["flat", "U-shaped"]}
-    assert show_shape(verdict).startswith("1 flat, 1 U-shaped of 2 seeds (seed 0: flat, ")
+    assert show_shape(verdict).startswith("1 flat, 1 U-shaped (effect not kept) of 2 seeds (seed 0: flat, ")
     two = {"value": 0.3, "low": 0.2, "high": 0.4, "n": 2}
     records = {real_record("mlp"): _spearman([0.0, 0.9], two), real_record("one_layer"): _spearman([0.6, 0.8])}
     assert weaker(records)["ours"] == [0.2, 0.4]

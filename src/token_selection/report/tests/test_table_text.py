@@ -34,7 +34,7 @@ def test_paper_cell_without_a_table_and_without_a_number():
     assert tb.paper_cell(BY_KEY["trained_accuracy"]) == "about 95% (dataset not stated)"
     assert tb.paper_cell(BY_KEY["selection"]) == "no number"
     cell = tb.paper_cell(BY_KEY["key_query_scores"])
-    assert cell.startswith("table of 20 bin means; by our rule: U-shaped (Spearman ") and cell.endswith(")")
+    assert cell.startswith("table of 20 bin means; by our rule: U-shaped (arms -") and cell.endswith(")")
 
 
 def _outcome(ours, verdict, why):

@@ -118,11 +118,12 @@ def test_each_rule_states_itself_in_full():
     )
     assert PositiveInterval().describe() == "reproduced if the 95% interval lies above 0, else not reproduced"
     assert ShapeIs("U-shaped").describe() == (
-        "reproduced if the shape rule finds 'U-shaped' for every seed, partly for some, else not reproduced"
+        "reproduced if the shape rule, read with its effect size, finds 'U-shaped' for every seed, partly for some, "
+        "else not reproduced; a seed whose attention is near uniform does not count"
     )
     assert WeakerTrend("the one-layer model").describe() == (
-        "reproduced if the Spearman interval lies wholly below that of the one-layer model, partly if only its "
-        "midpoint is lower, else not reproduced"
+        "reproduced if the Spearman interval lies wholly below that of the one-layer model and the Spearman of the "
+        "20 bin means is lower too; partly if only one of them is lower, else not reproduced"
     )
 
 

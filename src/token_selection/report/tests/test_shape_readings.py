@@ -1,0 +1,122 @@
+"""Per-seed readings of a record's curves: arms kept or not, bins, token spread, the control's seeds."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from token_selection.report.shape_readings import (
+    MIN_SCORE_STD,
+    arms_words,
+    bin_verdict,
+    count_words,
+    curve_at,
+    score_std,
+    seed_readings,
+    seed_verdicts,
+    selects,
+)
+
+CENTRES = [-0.95, -0.8, -0.6, -0.45, -0.3, -0.2, -0.1, -0.05, 0.0, 0.05, 0.1, 0.2, 0.35, 0.5, 0.7, 0.9]
+
+
+def curve(shape="U-shaped", rho=0.1, left=-0.5, right=0.4, means=None, stds=None, counts=None):
+    means = [abs(c) for c in CENTRES] if means is None else means
+    return {
+        "shape": shape,
+        "verdict": {"shape": shape, "spearman": rho, "left_spearman": left, "right_spearman": right},
+        "bin_centres": CENTRES,
+        "bin_mean": means,
+        "bin_std": stds or [0.1] * len(CENTRES),
+        "bin_count": counts or [1, 2, 3, 5, 8, 13, 21, 34, 40, 30, 20, 12, 7, 4, 2, 1],
+    }
+
+
+def test_curve_at_reads_values_scores_and_classes():
+    metrics = {"values": {"a": 1}, "scores": {"b": 2}, "classes": [{"c": 3}, {"c": 4}]}
+    assert curve_at(metrics, "values") == {"a": 1} and curve_at(metrics, "classes.1") == {"c": 4}
+    with pytest.raises(ValueError, match="quantity must be"):
+        curve_at(metrics, "weights")
+
+
+def test_seed_verdicts_with_and_without_kept_arms():
+    per_seed = {"scores.shape": ["U-shaped", "flat", "U-shaped"], "scores.verdict.spearman": [0.1, 0.0, 0.2]}
+    metrics = {"scores": curve(), "per_seed": per_seed}
+    verdicts = seed_verdicts(metrics, "scores")
+    assert verdicts[0] == {"shape": "U-shaped", "spearman": 0.1, "left_spearman": -0.5, "right_spearman": 0.4}
+    assert verdicts[2] == {"shape": "U-shaped", "spearman": 0.2}, "arms not kept for seed 2: no key, not NaN"
+    per_seed |= {"scores.verdict.left_spearman": [-0.5, math.nan, -0.1], "scores.verdict.right_spearman": [0.4, math.nan, 0.3]}
+    kept = seed_verdicts(metrics, "scores")
+    assert kept[2]["left_spearman"] == -0.1 and math.isnan(kept[1]["right_spearman"])
+    per_seed["scores.verdict.spearman"] = [0.1, 0.0]
+    with pytest.raises(ValueError, match="3 shapes but 2 correlations"):
+        seed_verdicts(metrics, "scores")
+
+
+def test_seed_verdicts_of_a_record_that_kept_one_correlation():
+    metrics = {"scores": curve(), "per_seed": {"scores.shape": ["U-shaped", "increasing"]}}
+    second = seed_verdicts(metrics, "scores")[1]
+    assert second["shape"] == "increasing" and math.isnan(second["spearman"])
+    bare = {"scores": {"shape": "flat", "verdict": {"shape": "flat", "spearman": 0.0}}}
+    assert seed_verdicts(bare, "scores") == [{"shape": "flat", "spearman": 0.0}]
+
+
+def test_seed_readings_pair_the_controls_seeds():
+    per_seed = {
+        "scores.shape": ["U-shaped", "U-shaped", "U-shaped"],
+        "scores.verdict.spearman": [0.0, 0.0, 0.0],
+        "scores.verdict.left_spearman": [-0.5, -0.3, -0.3],
+        "scores.verdict.right_spearman": [0.5, 0.3, 0.3],
+    }
+    control = {
+        "scores": curve(left=-0.1, right=0.1),
+        "per_seed": {
+            "scores.shape": ["U-shaped", "U-shaped"],
+            "scores.verdict.spearman": [0.0, 0.0],
+            "scores.verdict.left_spearman": [-0.1, -0.35],
+            "scores.verdict.right_spearman": [0.1, 0.4],
+        },
+    }
+    readings = seed_readings({"scores": curve(), "per_seed": per_seed}, "scores", control)
+    assert [r.shape for r in readings] == ["U-shaped", "no stronger than the control", "U-shaped"]
+    assert readings[2].control_effect is None, "seed 2 has no control seed"
+    assert [r.control_effect for r in seed_readings({"scores": curve()}, "scores")] == [None]
+
+
+def test_bin_verdict_kept_computed_or_absent():
+    kept = {"scores": {**curve(), "bin_verdict": {"shape": "flat", "spearman": 0.0}}}
+    assert bin_verdict(kept, "scores") == {"shape": "flat", "spearman": 0.0}
+    computed = bin_verdict({"scores": curve(means=[c for c in CENTRES])}, "scores")
+    assert computed["shape"] == "increasing" and computed["n_points"] == len(CENTRES)
+    nine = curve(means=[abs(c) for c in CENTRES[:9]] + [math.nan] * 7)
+    assert bin_verdict({"scores": nine}, "scores") is None, "9 filled bins are fewer than the rule's 10"
+    ten = curve(means=[c for c in CENTRES[:10]] + [math.nan] * 6)
+    assert bin_verdict({"scores": ten}, "scores") is not None
+    assert bin_verdict({"scores": {"shape": "flat", "verdict": {}}}, "scores") is None
+
+
+def test_score_std_kept_per_seed_or_pooled_from_the_bins():
+    assert score_std({"scores": curve(), "per_seed": {"scores.token_std": [0.5, 0.25]}}) == [0.5, 0.25]
+    assert score_std({"scores": {**curve(), "token_std": 0.3}}) == [0.3]
+    means, stds, counts = [0.0] * 16, [0.2] * 16, [3] * 16
+    means[0], counts[0] = 1.0, 1
+    pooled = score_std({"scores": curve(means=means, stds=stds, counts=counts)})[0]
+    grand = np.average(means, weights=counts)
+    expected = math.sqrt(np.average(np.array(stds) ** 2 + (np.array(means) - grand) ** 2, weights=counts))
+    assert pooled == pytest.approx(expected) and pooled > 0.2, "the outlying bin's mean adds to the within-bin std"
+    assert score_std({"scores": {"shape": "flat"}}) == []
+
+
+def test_selects_at_the_boundary():
+    assert selects(MIN_SCORE_STD) and not selects(MIN_SCORE_STD - 1e-12) and selects(1.0)
+
+
+def test_words():
+    assert count_words(["flat", "U-shaped", "flat", "increasing"]) == "2 flat, 1 U-shaped, 1 increasing"
+    assert arms_words({"shape": "U-shaped", "spearman": 0.1, "left_spearman": -0.07, "right_spearman": 0.066}) == (
+        "arms -0.07 and +0.07"
+    )
+    assert arms_words({"shape": "U-shaped", "spearman": 0.1}) == "Spearman +0.10"
+    assert arms_words({"shape": "decreasing", "spearman": -0.75}) == "Spearman -0.75"

@@ -1,0 +1,96 @@
+"""The effect-size reading of a shape verdict: boundaries, the control, unknown effects, bad input."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from token_selection.theory.shape_effect import CONTROL, MIN_EFFECT, ShapeReading, effect_size, read_shape
+
+
+def u(left: float, right: float, rho: float = 0.0) -> dict:
+    return {"shape": "U-shaped", "spearman": rho, "left_spearman": left, "right_spearman": right}
+
+
+def test_effect_of_each_shape():
+    assert effect_size(u(-0.63, 0.65)) == pytest.approx(0.63), "the weaker arm"
+    assert effect_size(u(-0.9, 0.25)) == pytest.approx(0.25)
+    assert effect_size({"shape": "increasing", "spearman": 0.81}) == 0.81
+    assert effect_size({"shape": "decreasing", "spearman": -0.4}) == 0.4
+    assert effect_size({"shape": "flat", "spearman": 0.9}) == 0.0
+
+
+def test_effect_of_another_shape_reads_the_same_verdict():
+    verdict = {"shape": "increasing", "spearman": 0.3, "left_spearman": -0.1, "right_spearman": 0.5}
+    assert effect_size(verdict, "U-shaped") == pytest.approx(0.1)
+    assert effect_size(verdict, "decreasing") == pytest.approx(-0.3)
+    no_minimum = {"shape": "increasing", "spearman": 0.3, "left_spearman": math.nan, "right_spearman": math.nan}
+    assert effect_size(no_minimum, "U-shaped") == 0.0, "no interior minimum: no U at all"
+    assert math.isnan(effect_size({"shape": "U-shaped", "spearman": 0.0})), "arms not kept: unknown"
+    assert math.isnan(effect_size({"shape": "U-shaped", "spearman": 0.0, "left_spearman": -0.5}))
+
+
+def test_unknown_shape_is_refused():
+    with pytest.raises(ValueError, match="shape must be one of"):
+        effect_size({"shape": "S-shaped", "spearman": 0.1})
+
+
+@pytest.mark.parametrize(
+    ("verdict", "shape"),
+    [
+        (u(-MIN_EFFECT, 0.9), "U-shaped"),  # at the minimum: stands
+        (u(-0.9, MIN_EFFECT - 1e-9), "flat"),  # just below: flat
+        ({"shape": "increasing", "spearman": MIN_EFFECT}, "increasing"),
+        ({"shape": "decreasing", "spearman": -MIN_EFFECT + 1e-9}, "flat"),
+        ({"shape": "flat", "spearman": 0.99}, "flat"),
+    ],
+)
+def test_minimum_effect_boundary(verdict, shape):
+    reading = read_shape(verdict)
+    assert reading.shape == shape and reading.known
+    assert reading.cleared == (shape != "flat")
+
+
+def test_control_must_be_beaten():
+    step = u(-0.3, 0.35)
+    weaker_control = u(-0.29, 0.4)
+    assert read_shape(step, weaker_control).shape == "U-shaped"
+    equal = read_shape(step, u(-0.3, 0.5))
+    assert equal.shape == CONTROL and not equal.cleared and equal.clears_minimum, "an effect equal to the control's"
+    monotone_control = {"shape": "increasing", "spearman": 0.5, "left_spearman": math.nan, "right_spearman": math.nan}
+    assert read_shape(step, monotone_control).control_effect == 0.0
+    rising = read_shape({"shape": "increasing", "spearman": 0.28}, {"shape": "increasing", "spearman": 0.15})
+    assert rising.cleared and rising.control_effect == 0.15
+
+
+def test_unknown_effects_keep_the_tested_shape_but_do_not_clear():
+    unknown = read_shape({"shape": "U-shaped", "spearman": 0.1})
+    assert unknown.shape == "U-shaped" and not unknown.known and not unknown.cleared
+    flat_control = read_shape(
+        u(-0.5, 0.5), {"shape": "flat", "spearman": 0.0} | {"left_spearman": math.nan, "right_spearman": math.nan}
+    )
+    assert flat_control.known and flat_control.control_effect == 0.0, "a control without an interior minimum has no U"
+    missing = read_shape(u(-0.5, 0.5), {"shape": "U-shaped", "spearman": 0.0})
+    assert not missing.known and missing.shape == "U-shaped" and not missing.cleared
+    assert "effect not kept" in missing.describe()
+
+
+def test_describe_says_what_decided():
+    assert read_shape(u(-0.63, 0.65)).describe() == "U-shaped (effect 0.63)"
+    assert read_shape(u(-0.07, 0.066)).describe() == "flat (U-shaped by significance, effect 0.07 < 0.2)"
+    assert read_shape(u(-0.3, 0.3), u(-0.4, 0.4)).describe() == "no more than the control (U-shaped, effect 0.30, control 0.40)"
+    assert read_shape(u(-0.5, 0.5), u(-0.1, 0.1)).describe() == "U-shaped (effect 0.50, control 0.10)"
+    assert read_shape({"shape": "flat", "spearman": 0.0}).describe() == "flat"
+
+
+@pytest.mark.parametrize("minimum", [0.0, -0.1, 1.01, math.nan])
+def test_minimum_outside_zero_one_is_refused(minimum):
+    with pytest.raises(ValueError, match="minimum must lie in"):
+        read_shape(u(-0.5, 0.5), minimum=minimum)
+
+
+def test_minimum_of_one_is_allowed_and_a_custom_minimum_is_used():
+    assert read_shape(u(-1.0, 1.0), minimum=1.0).shape == "U-shaped"
+    assert read_shape(u(-0.5, 0.5), minimum=0.6).shape == "flat"
+    assert ShapeReading("increasing", 0.3, minimum=0.3).shape == "increasing"
