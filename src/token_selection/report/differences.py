@@ -26,7 +26,7 @@ from .paper_numbers import (
     TRAINED_ACCURACY,
     VOCABULARY_SIZES,
 )
-from .shape_readings import count_words, seed_readings
+from .shape_readings import MIN_SCORE_STD, count_words, score_std, seed_readings, selects
 
 VOCABULARY = "diagnosis-matched_vocabulary"
 """The record of the training subsets whose own vocabulary has the rebuttal's size."""
@@ -198,7 +198,47 @@ def _varies(rows: list[dict[str, Any]], fixed: tuple[str, ...]) -> bool:
     return any(len(shapes) > 1 for shapes in groups.values())
 
 
-def shape_sentence(m: dict[str, Any], kind: str) -> str:
+def _same_model_budgets(rows: list[dict[str, Any]]) -> list[str]:
+    """For each draw, the budgets that kept the same model (equal test accuracy and equal correlation of every
+    reading to 6 decimals), in words: "1 and 3 epochs of draw 0"."""
+    models: dict[tuple, list[int]] = {}
+    for r in rows:
+        key = (r["seed"], r["epochs"])
+        models.setdefault(key, [])
+    fingerprints: dict[tuple, list[int]] = {}
+    for seed, epochs in sorted(models):
+        readings = sorted((r["reading"], round(float(r.get("spearman", math.nan)), 6)) for r in rows
+                          if r["seed"] == seed and r["epochs"] == epochs)  # fmt: skip
+        accuracy = next(r.get("test_accuracy") for r in rows if r["seed"] == seed and r["epochs"] == epochs)
+        fingerprints.setdefault((seed, accuracy, tuple(readings)), []).append(epochs)
+    return [
+        f"{' and '.join(map(str, budgets))} epochs of draw {key[0]}"
+        for key, budgets in fingerprints.items()
+        if len(budgets) > 1 and key[1] is not None
+    ]
+
+
+KIND_WORDS = {"mlp": "MLP", "key_query": "key-query", "one_layer": "one-layer", "two_layer": "two-layer"}
+"""How a model kind is named in a sentence."""
+
+
+def selection_sentence(stds: list[float], kind: str) -> str:
+    """ "" when the model's attention selects in every seed, else what its token-score spread says (``MIN_SCORE_STD``)."""
+    low = [std for std in stds if not selects(std)]
+    if not low:
+        return ""
+    return (
+        f" [ours] The {KIND_WORDS.get(kind, kind)} model's attention is near uniform in {len(low)} of {len(stds)} "
+        "seeds kept: the std of its "
+        f"scores over tokens is {max(low):.3f} at most, below {MIN_SCORE_STD:g}, so two tokens one std apart get "
+        "weights within a few percent of each other. It does not select, and the shape of its scores is not read as a "
+        "finding."
+    )
+
+
+def shape_sentence(m: dict[str, Any], kind: str, stds: list[float] | None = None) -> str:
+    """The score shapes of ``kind`` over the shape-budget diagnosis's lengths and draws (``m``), the budgets that kept
+    one model, and, given the kind's token-score spreads ``stds``, whether its attention selects at all."""
     rows = [r for r in m["rows"] if r["kind"] == kind]
     by_reading: dict[str, Counter] = {}
     for r in rows:
@@ -206,32 +246,48 @@ def shape_sentence(m: dict[str, Any], kind: str) -> str:
     epochs = sorted({r["epochs"] for r in rows})
     seeds = sorted({r["seed"] for r in rows})
     trainings = len({(r["epochs"], r["seed"]) for r in rows})
+    same = _same_model_budgets(rows)
+    distinct = f"; {'; '.join(same)} kept the same model" if same else ""
     readings = "; ".join(
         f"{reading}: " + ", ".join(f"{n} {shape}" for shape, n in counts.most_common()) for reading, counts in by_reading.items()
     )
     measured = (
         f"[ours] Over training lengths {epochs} epochs (best validation epoch kept) and initial draws {seeds} "
-        f"({trainings} trainings, {len(by_reading)} score reading{'s' if len(by_reading) > 1 else ''} each): {readings}. "
+        f"({trainings} trainings{distinct}; {len(by_reading)} score reading{'s' if len(by_reading) > 1 else ''} each): "
+        f"{readings}."
     )
+    selection = selection_sentence(stds or [], kind)
     if not any(r["shape"] == "U-shaped" for r in rows):
-        return measured + (
-            "[inferred] No run is U-shaped: the difference is not one of training length or initial draw; the "
-            "rebuttal's models and data differ from ours in ways its text does not fix."
+        return (
+            measured
+            + selection
+            + (
+                " [inferred] No run is U-shaped at these lengths and draws; the rebuttal's models and data differ from ours "
+                "in ways its text does not fix."
+            )
         )
     length, draw = _varies(rows, ("seed", "reading")), _varies(rows, ("epochs", "reading"))
     if not (length or draw):
         if not _varies(rows, ("reading",)):
-            return measured + "[inferred] Each reading has one shape at every training length and draw."
-        return measured + (
-            "[inferred] A U-shape appears in some runs, but the runs whose shapes differ differ in both training "
-            "length and initial draw: these runs cannot say which of the two changes it."
+            return measured + selection + " [inferred] Each reading has one shape at every training length and draw."
+        return (
+            measured
+            + selection
+            + (
+                " [inferred] A U-shape appears in some runs, but the runs whose shapes differ differ in both training "
+                "length and initial draw: these runs cannot say which of the two changes it."
+            )
         )
     causes = {
         (True, True): "on both the training length and the initial draw",
         (False, True): "on the initial draw, not on the training length (for a given draw every length gives one shape)",
         (True, False): "on the training length, not on the initial draw (for a given length every draw gives one shape)",
     }[(length, draw)]
-    return measured + f"[inferred] A U-shape appears in some runs: the shape depends {causes}, which the rebuttal does not state."
+    return (
+        measured
+        + selection
+        + (f" [inferred] A U-shape appears in some runs: the shape depends {causes}, which the rebuttal does not state.")
+    )
 
 
 def accuracy_sentence(m: dict[str, Any], ours: dict[str, float]) -> str:
@@ -360,7 +416,9 @@ def why_differs(key: str, scale: str) -> str:
             return f"{spread_sentence(m, quantity)} {_missing(CONVERGED, scale)}"
         return f"{spread_sentence(m, quantity)} {converged_sentence(converged, m, quantity)}"
     if key in ("key_query_scores", "mlp_scores"):
-        return shape_sentence(m, key.removesuffix("_scores"))
+        kind = key.removesuffix("_scores")
+        record = read_record(f"imdb-{kind}-joint", scale)
+        return shape_sentence(m, kind, score_std(record["metrics"]) if record is not None else None)
     ours = {}
     for dataset in ("imdb", "yelp_polarity"):
         record = read_record(f"{dataset}-one_layer-joint", scale)

@@ -296,24 +296,41 @@ def test_shape_sentence_in_full_counts_each_reading_of_its_own_kind():
     rows = [{"kind": "key_query", "epochs": e, "seed": s, "reading": r, "shape": sh} for e, s, r, sh in runs]
     rows.append({"kind": "mlp", "epochs": 9, "seed": 7, "reading": "x", "shape": "U-shaped"})
     assert df.shape_sentence({"rows": rows}, "key_query") == (
-        "[ours] Over training lengths [1, 5] epochs (best validation epoch kept) and initial draws [0, 1] (3 trainings, "
+        "[ours] Over training lengths [1, 5] epochs (best validation epoch kept) and initial draws [0, 1] (3 trainings; "
         "2 score readings each): p . W2 E_s: 2 decreasing, 1 U-shaped; E_s . v: 2 flat. [inferred] A U-shape appears "
         "in some runs, but the runs whose shapes differ differ in both training length and initial draw: these runs "
         "cannot say which of the two changes it."
     )
     assert df.shape_sentence({"rows": rows}, "mlp") == (
-        "[ours] Over training lengths [9] epochs (best validation epoch kept) and initial draws [7] (1 trainings, 1 "
+        "[ours] Over training lengths [9] epochs (best validation epoch kept) and initial draws [7] (1 trainings; 1 "
         "score reading each): x: 1 U-shaped. [inferred] Each reading has one shape at every training length and draw."
     )
     budget = rows[:5] + [{"kind": "key_query", "epochs": 9, "seed": 1, "reading": "p . W2 E_s", "shape": "U-shaped"}]
     sentence = df.shape_sentence({"rows": budget}, "key_query")
     assert "the shape depends on the training length, not on the initial draw" in sentence
-    assert "(4 trainings, 2 score readings each)" in sentence
+    assert "(4 trainings; 2 score readings each)" in sentence
     flat = [dict(r, shape="flat") for r in rows if r["kind"] == "key_query"]
     assert df.shape_sentence({"rows": flat}, "key_query").endswith(
-        "[inferred] No run is U-shaped: the difference is not one of training length or initial draw; the rebuttal's "
-        "models and data differ from ours in ways its text does not fix."
+        "[inferred] No run is U-shaped at these lengths and draws; the rebuttal's models and data differ from ours in "
+        "ways its text does not fix."
     )
+
+
+def test_shape_sentence_names_budgets_that_kept_one_model_and_a_model_that_does_not_select():
+    rows = [
+        {"kind": "mlp", "epochs": e, "seed": s, "reading": "E_s . p", "shape": "decreasing", "spearman": rho,
+         "test_accuracy": acc}
+        for e, s, rho, acc in ((1, 0, -0.7457535487, 0.87624), (3, 0, -0.7457535229, 0.87624), (1, 1, -0.65, 0.879),
+                               (3, 1, -0.66, 0.879), (8, 1, -0.65, 0.879))
+    ]  # fmt: skip
+    sentence = df.shape_sentence({"rows": rows}, "mlp", [0.015, 0.1, 0.0999])
+    assert "(5 trainings; 1 and 3 epochs of draw 0; 1 and 8 epochs of draw 1 kept the same model; 1 score reading" in sentence
+    assert (
+        "The MLP model's attention is near uniform in 2 of 3 seeds kept: the std of its scores over tokens is 0.100 at most"
+        in sentence
+    )
+    assert "near uniform" not in df.shape_sentence({"rows": rows}, "mlp", [0.1, 0.5])
+    assert "kept the same model" not in df.shape_sentence({"rows": [dict(r, test_accuracy=None) for r in rows]}, "mlp")
 
 
 def test_accuracy_sentence_in_full():
