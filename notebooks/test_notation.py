@@ -91,39 +91,51 @@ COLLISIONS = {
     ),
     # pi is a Zipf probability: not a class probability, not a share of the labels
     "pi as a class probability or label share": (
-        re.compile(r"\\pi_\{?j|2\\pi\s*-\s*1|share\s+\$\\pi\$|\\log\s*\\pi"),
+        re.compile(
+            r"\\pi_\{?j|2\\pi\s*-\s*1|share\s+\$\\pi\$|\\log\s*\\pi"
+        ),
         "P_{jk} for a class probability, P(1) for the share of positive sequences",
         "text",
     ),
     # w is only a sample weight w_j (and the w of alpha^w): not an output vector, a weight vector,
     # a regression weight or an unnormalised attention weight
     "w other than the sample weights w_j": (
-        re.compile(r"(?<![A-Za-z\\^{])w(?!_j(?![A-Za-z0-9{])|_\{j\})(?![A-Za-z])"),
+        re.compile(
+            r"(?<![A-Za-z\\^{])w(?!_j(?![A-Za-z0-9{])|_\{j\})(?![A-Za-z])"
+        ),
         "v_k for an output vector, theta for a generic weight vector, tilde q for an "
         "unnormalised attention weight",
         "math",
     ),
     # a is only a constraint vector a_{ji} (a_k in the prerequisites)
     "a other than a constraint vector": (
-        re.compile(r"(?<![A-Za-z\\])a(?!_\{[jk][a-z]\}|_k(?![A-Za-z0-9]))(?![A-Za-z])"),
+        re.compile(
+            r"(?<![A-Za-z\\])a(?!_\{[jk][a-z]\}|_k(?![A-Za-z0-9]))(?![A-Za-z])"
+        ),
         "phi/psi for the accumulators, z_r/z_x for score levels, r_A/r_B for tokens",
         "math",
     ),
     # b as an accumulator, a token or a bin (b_s, E_b, n_b, u_b)
     "b as an accumulator, token or bin": (
-        re.compile(r"(?<![A-Za-z\\])b_\{?[a-z]|E_b(?![A-Za-z])|E_\{b\}|(?<![A-Za-z\\])[nu]_b(?![A-Za-z])"),
+        re.compile(
+            r"(?<![A-Za-z\\])b_\{?[a-z]|E_b(?![A-Za-z])|E_\{b\}|(?<![A-Za-z\\])[nu]_b(?![A-Za-z])"
+        ),
         "psi_s for the accumulator, r_B for a token, l for a bin",
         "math",
     ),
     # c is only a count: c_{js} and c_s (also c_{jr_j}); not a scale, a component or a query
     "c other than a count": (
-        re.compile(r"(?<![A-Za-z\\])c(?!_\{j|_s(?![A-Za-z0-9])|_\{s\})(?![A-Za-z])"),
+        re.compile(
+            r"(?<![A-Za-z\\])c(?!_\{j|_s(?![A-Za-z0-9])|_\{s\})(?![A-Za-z])"
+        ),
         "rho for the scale of p, p . v-hat for its component along v, p + h for a query",
         "math",
     ),
     # K is only the number of classes: not relevant positions K_j, not a number of pairs
     "K as positions or pairs": (
-        re.compile(r"(?<![A-Za-z\\_{])K_\{?j\b|\\ln\s*\(?\s*2?\s*K\b|(?<![A-Za-z\\_{])K\s*e\^"),
+        re.compile(
+            r"(?<![A-Za-z\\_{])K_\{?j\b|\\ln\s*\(?\s*2?\s*K\b|(?<![A-Za-z\\_{])K\s*e\^"
+        ),
         "n^{rel}_j for relevant positions, N_{pairs} for pairs",
         "math",
     ),
@@ -238,13 +250,17 @@ def test_every_shared_symbol_is_on_the_notation_page():
         for s, p in pages.items()
         if len(p) >= 2 and s not in listed and s not in GENERIC
     }
-    assert not missing, f"used on two pages or more, not on the Notation page: {missing}"
+    assert not missing, (
+        f"used on two pages or more, not on the Notation page: {missing}"
+    )
 
 
 def test_the_notation_page_names_its_generic_letters():
     text = NOTATION.read_text()
     for letter in GENERIC:
-        assert f"${letter}$" in text, f"the Notation page should say what ${letter}$ is"
+        assert f"${letter}$" in text, (
+            f"the Notation page should say what ${letter}$ is"
+        )
 
 
 @pytest.mark.parametrize(
@@ -296,8 +312,16 @@ def test_the_notation_page_names_its_generic_letters():
             False,
         ),
         # the collisions a cold reader found: m, delta, pi, w, a/b, c (and K, s, gamma, z)
-        ("m as a max, min or index", "Let $m = \\max_i \\hat p\\cdot E_{x_i}$", True),
-        ("m as a max, min or index", "Let $m = \\min_{j,i}\\bar p\\cdot a_{ji}$", True),
+        (
+            "m as a max, min or index",
+            "Let $m = \\max_i \\hat p\\cdot E_{x_i}$",
+            True,
+        ),
+        (
+            "m as a max, min or index",
+            "Let $m = \\min_{j,i}\\bar p\\cdot a_{ji}$",
+            True,
+        ),
         ("m as a max, min or index", "$Z = \\sum_m e^{z_m}$", True),
         (
             "m as a max, min or index",
@@ -315,40 +339,104 @@ def test_the_notation_page_names_its_generic_letters():
             "at $\\delta = 0$, $T\\delta + (1-\\delta)^T$, $\\tilde\\delta$, for $\\delta > 0$",
             False,
         ),
-        ("pi as a class probability or label share", "$\\pi_{jk} = \\frac1K$", True),
-        ("pi as a class probability or label share", "$\\pi_j = \\operatorname{softmax}$", True),
-        ("pi as a class probability or label share", "rate, $2\\pi - 1 =$ 0.2", True),
-        ("pi as a class probability or label share", "a positive share $\\pi$ (their", True),
+        (
+            "pi as a class probability or label share",
+            "$\\pi_{jk} = \\frac1K$",
+            True,
+        ),
+        (
+            "pi as a class probability or label share",
+            "$\\pi_j = \\operatorname{softmax}$",
+            True,
+        ),
+        (
+            "pi as a class probability or label share",
+            "rate, $2\\pi - 1 =$ 0.2",
+            True,
+        ),
+        (
+            "pi as a class probability or label share",
+            "a positive share $\\pi$ (their",
+            True,
+        ),
         (
             "pi as a class probability or label share",
             "probability $\\pi_k \\propto 1/k$, $\\pi_{20}$, $\\pi_s/(2T)$",
             False,
         ),
-        ("w other than the sample weights w_j", "output vectors $w_0, \\dots, w_{K-1}$", True),
-        ("w other than the sample weights w_j", "the direction $w/\\|w\\|$", True),
-        ("w other than the sample weights w_j", "$p = a\\,v + w$ with $w \\perp v$", True),
+        (
+            "w other than the sample weights w_j",
+            "output vectors $w_0, \\dots, w_{K-1}$",
+            True,
+        ),
+        (
+            "w other than the sample weights w_j",
+            "the direction $w/\\|w\\|$",
+            True,
+        ),
+        (
+            "w other than the sample weights w_j",
+            "$p = a\\,v + w$ with $w \\perp v$",
+            True,
+        ),
         ("w other than the sample weights w_j", "$w_{ji}(t) \\to 0$", True),
-        ("w other than the sample weights w_j", "$w_t = e^{p\\cdot E_t}$", True),
+        (
+            "w other than the sample weights w_j",
+            "$w_t = e^{p\\cdot E_t}$",
+            True,
+        ),
         (
             "w other than the sample weights w_j",
             "$w_j = 2 g_j$, $\\alpha^{w}_s$, $\\alpha^w_s$, $\\sum_j w_j\\, y_j$, $W_{KQ}$",
             False,
         ),
-        ("a other than a constraint vector", "$\\nabla_E L = a\\, p^\\top + b\\, v^\\top$", True),
+        (
+            "a other than a constraint vector",
+            "$\\nabla_E L = a\\, p^\\top + b\\, v^\\top$",
+            True,
+        ),
         ("a other than a constraint vector", "one score $a$ and", True),
-        ("a other than a constraint vector", "relevant token $a$) also", True),
-        ("a other than a constraint vector", "picks one token $a_j$ in", True),
+        (
+            "a other than a constraint vector",
+            "relevant token $a$) also",
+            True,
+        ),
+        (
+            "a other than a constraint vector",
+            "picks one token $a_j$ in",
+            True,
+        ),
         (
             "a other than a constraint vector",
             "$a_{ji} = E_{r_j} - E_{x_{ji}}$, $a_{kl}$, $a_k\\cdot p \\ge 1$, $\\mathrm{acc}$",
             False,
         ),
         ("b as an accumulator, token or bin", "$b_s = -\\frac1n$", True),
-        ("b as an accumulator, token or bin", "$p\\cdot(E_a - E_b) \\ge 1$", True),
-        ("b as an accumulator, token or bin", "bins with $n_b$ tokens", True),
-        ("b as an accumulator, token or bin", "$\\mathrm{relu}(W z + b)$", False),
-        ("c other than a count", "Split $p = c\\,\\hat v + p_\\perp$", True),
-        ("c other than a count", "let $p = c\\,\\hat p$ with $c \\to \\infty$", True),
+        (
+            "b as an accumulator, token or bin",
+            "$p\\cdot(E_a - E_b) \\ge 1$",
+            True,
+        ),
+        (
+            "b as an accumulator, token or bin",
+            "bins with $n_b$ tokens",
+            True,
+        ),
+        (
+            "b as an accumulator, token or bin",
+            "$\\mathrm{relu}(W z + b)$",
+            False,
+        ),
+        (
+            "c other than a count",
+            "Split $p = c\\,\\hat v + p_\\perp$",
+            True,
+        ),
+        (
+            "c other than a count",
+            "let $p = c\\,\\hat p$ with $c \\to \\infty$",
+            True,
+        ),
         ("c other than a count", "the query $c$ includes", True),
         (
             "c other than a count",
@@ -357,13 +445,29 @@ def test_the_notation_page_names_its_generic_letters():
         ),
         ("K as positions or pairs", "has $K_j$ relevant positions", True),
         ("K as positions or pairs", "$d^* = \\frac{4}{s^2}\\ln(2K)$", True),
-        ("K as positions or pairs", "$K$ classes, $\\frac1K$, $v_0, \\dots, v_{K-1}$", False),
-        ("s as a signal or a score", "$s_0 := \\frac{\\eta}{2}|\\alpha_r|$", True),
-        ("s as a signal or a score", "$\\partial q_i / \\partial s_k$", True),
+        (
+            "K as positions or pairs",
+            "$K$ classes, $\\frac1K$, $v_0, \\dots, v_{K-1}$",
+            False,
+        ),
+        (
+            "s as a signal or a score",
+            "$s_0 := \\frac{\\eta}{2}|\\alpha_r|$",
+            True,
+        ),
+        (
+            "s as a signal or a score",
+            "$\\partial q_i / \\partial s_k$",
+            True,
+        ),
         ("s as a signal or a score", "token $s$, $E_s$, $s_j$", False),
         ("gamma as a gap, z as noise", "by a gap $\\gamma > 0$ has", True),
         ("gamma as a gap, z as noise", "and noise $z_s$ independent", True),
-        ("gamma as a gap, z as noise", "the margin $\\gamma$ and a gap $\\Delta$", False),
+        (
+            "gamma as a gap, z as noise",
+            "the margin $\\gamma$ and a gap $\\Delta$",
+            False,
+        ),
     ],
 )
 def test_the_patterns_on_their_boundary(name, text, hit):
