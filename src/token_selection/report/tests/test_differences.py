@@ -458,15 +458,16 @@ def test_headlines_in_full_over_seeds_datasets_and_diagnoses(records):
         first,
         second,
         third + " The frozen model falls to about 72 % only when d/V is near 0.012, against the rebuttal's 0.26.",
-        "- **The global claim fails at moderate d**: on the synthetic reference case at d = 512, 85 % of 20 seeds reach "
-        "the max-margin direction that selects every relevant token (chapter 10 shows the others).",
+        "- **The global claim fails in 3 of 20 seeds at d = 512 and the reference step**: on the synthetic reference "
+        "case, 85 % of 20 seeds reach the max-margin direction that selects every relevant token; whether the others "
+        "fail depends on d and the step's size together (chapter 10).",
     ]
     write_record("diagnosis-frozen_capacity", "fast", protocol="p", settings={}, metrics={"crossing_72": None})
     write_record("report-theory", "fast", protocol="p", settings={}, metrics={"seed_sweep_d512": dict(sweep, share_selected=1.0)})
     lines = df.headlines("fast")
     assert lines[2].endswith("~72 %. No d of the frozen-capacity sweep brings it to the rebuttal's level.")
     assert lines[3].startswith(
-        "- **The global claim holds at moderate d**: on the synthetic reference case at d = 512, 100 % of 20"
+        "- **The global claim holds at d = 512 and the reference step**: on the synthetic reference case, 100 % of 20"
     )
     write_record("report-theory", "fast", protocol="p", settings={}, metrics={})
     assert len(df.headlines("fast")) == 3, "a theory record without the d = 512 sweep adds no line"
