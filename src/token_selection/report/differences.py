@@ -26,7 +26,7 @@ from .paper_numbers import (
     TRAINED_ACCURACY,
     VOCABULARY_SIZES,
 )
-from .shape_readings import MIN_SCORE_STD, count_words, score_std, seed_readings, selects
+from .shape_readings import MIN_SCORE_STD, bin_shapes, count_words, score_std, seed_readings, selects
 
 VOCABULARY = "diagnosis-matched_vocabulary"
 """The record of the training subsets whose own vocabulary has the rebuttal's size."""
@@ -508,26 +508,40 @@ def headlines(scale: str = "full") -> list[str]:
     return lines
 
 
-def one_step_readings(dataset: str, scale: str) -> tuple[list[ShapeReading], list[ShapeReading]] | None:
-    """E_s . p after one step then freezing on ``dataset``, each seed read with its effect size against the random-E
-    control's same seed, and the control's own readings; None when either record is missing."""
+def one_step_readings(dataset: str, scale: str) -> dict[str, list] | None:
+    """E_s . p after one step then freezing on ``dataset``: ``step`` (each seed read with its effect size against the
+    random-E control's same seed), ``control`` (the control's own readings) and each one's verdicts on the 20 bin
+    means (``step_bins``, ``control_bins``: ``shape_readings.bin_shapes``); None when either record is missing."""
     step = read_record(f"{dataset}-one_layer-one_step_frozen", scale)
     control = read_record(f"{dataset}-one_layer-frozen_random", scale)
     if step is None or control is None:
         return None
-    return seed_readings(step["metrics"], "scores", control["metrics"]), seed_readings(control["metrics"], "scores")
+    return {
+        "step": seed_readings(step["metrics"], "scores", control["metrics"]),
+        "control": seed_readings(control["metrics"], "scores"),
+        "step_bins": bin_shapes(step["metrics"], "scores"),
+        "control_bins": bin_shapes(control["metrics"], "scores"),
+    }
 
 
-def readings_words(readings: list[ShapeReading]) -> str:
-    """ "5 flat (by significance alone: 4 U-shaped, 1 flat; largest U effect 0.07)": the readings' counts, and the
-    tested shapes' where they differ."""
+def bins_words(shapes: list[str]) -> str:
+    """ "on the 20 bin means 3 U-shaped, 2 flat", or "" when no bins were judged."""
+    return f" (on the 20 bin means {count_words(shapes)})" if shapes else ""
+
+
+def readings_words(readings: list[ShapeReading], bins: list[str] | None = None) -> str:
+    """ "5 flat (by significance alone: 4 U-shaped, 1 flat, largest U effect 0.07; on the 20 bin means: 3 U-shaped,
+    2 flat)": the readings' counts, then the tested shapes' where they differ and the bins' verdicts where given."""
     text = count_words([r.shape if r.known else f"{r.tested} (effect not kept)" for r in readings])
     tested = [r.tested for r in readings]
+    notes = []
     if tested != [r.shape for r in readings]:
         u = [r.effect for r in readings if r.tested == "U-shaped" and not math.isnan(r.effect)]
-        largest = f"; largest U effect {max(u):.2f}" if u else ""
-        text += f" (by significance alone: {count_words(tested)}{largest})"
-    return text
+        largest = f", largest U effect {max(u):.2f}" if u else ""
+        notes.append(f"by significance alone: {count_words(tested)}{largest}")
+    if bins:
+        notes.append(f"on the 20 bin means: {count_words(bins)}")
+    return text + (f" ({'; '.join(notes)})" if notes else "")
 
 
 def one_step_headline(scale: str) -> str | None:
@@ -537,9 +551,9 @@ def one_step_headline(scale: str) -> str | None:
     found = {name: pair for name, pair in found.items() if pair is not None}
     if not found:
         return None
-    cleared = sum(r.cleared and r.shape == "U-shaped" for step, _ in found.values() for r in step)
-    unknown = sum(not r.known and r.tested == "U-shaped" for step, _ in found.values() for r in step)
-    runs = sum(len(step) for step, _ in found.values())
+    cleared = sum(r.cleared and r.shape == "U-shaped" for f in found.values() for r in f["step"])
+    unknown = sum(not r.known and r.tested == "U-shaped" for f in found.values() for r in f["step"])
+    runs = sum(len(f["step"]) for f in found.values())
     if cleared:
         lead = f"**One step, then freezing, gives a U-shape in {cleared} of {runs} runs**"
     elif unknown:
@@ -547,8 +561,9 @@ def one_step_headline(scale: str) -> str | None:
     else:
         lead = "**One step, then freezing, gives no U-shape distinguishable from noise or the random-E control**"
     parts = "; ".join(
-        f"{name}: {readings_words(step)}, against the control's {readings_words(control)}"
-        for name, (step, control) in found.items()
+        f"{name}: {readings_words(f['step'], f['step_bins'])}, against the control's "
+        f"{readings_words(f['control'], f['control_bins'])}"
+        for name, f in found.items()
     )
     return (
         f"- {lead}: read with the minimum effect ({MIN_EFFECT:g}, the weaker arm's rank correlation) and against the "
@@ -581,6 +596,8 @@ def arm_differences(dataset: str, scale: str = "full") -> dict[str, Any] | None:
         "ratios": {q: std_ratio(q, dataset)(metrics) for q in ("values", "scores")},
         "step_readings": step,
         "control_readings": seed_readings(metrics[names["frozen_random"]], "scores"),
+        "step_bins": bin_shapes(metrics[names["one_step_frozen"]], "scores"),
+        "control_bins": bin_shapes(metrics[names["frozen_random"]], "scores"),
         "accuracy": accuracy,
         "gaps": {m: 100 * (accuracy[m]["value"] - levels[m]) for m in levels},
         "seeds": accuracy["joint"]["n"],
@@ -627,8 +644,8 @@ def arm_difference_texts(found: dict[str, Any]) -> dict[str, str]:
     return {
         "ratio_values": show_interval(ratios["values"], "{:.2f}"),
         "ratio_scores": show_interval(ratios["scores"], "{:.2f}"),
-        "step_shapes": readings_words(found["step_readings"]),
-        "control_shapes": readings_words(found["control_readings"]),
+        "step_shapes": readings_words(found["step_readings"], found.get("step_bins")),
+        "control_shapes": readings_words(found["control_readings"], found.get("control_bins")),
         "reading_values": ratio_reading(ratios["values"]),
         "reading_scores": ratio_reading(ratios["scores"]),
         "u_reading": u_reading(found["step_readings"]),

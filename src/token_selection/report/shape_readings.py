@@ -82,6 +82,16 @@ def bin_verdict(metrics: dict[str, Any], quantity: str) -> dict[str, Any] | None
     return classify_shape(centres, means, n_boot=BIN_BOOT, seed=0).as_dict()
 
 
+def bin_shapes(metrics: dict[str, Any], quantity: str) -> list[str]:
+    """Per seed, the shape rule's verdict on the 20 bin means where the record kept it; else seed 0's alone
+    (``bin_verdict``); empty when the record has no bins to judge."""
+    kept = metrics.get("per_seed", {}).get(f"{quantity}.bin_shape")
+    if kept is not None:
+        return list(kept)
+    verdict = bin_verdict(metrics, quantity)
+    return [] if verdict is None else [verdict["shape"]]
+
+
 def score_std(metrics: dict[str, Any]) -> list[float]:
     """Per seed, the std of E_s . p over the tokens read; seed 0's alone, from its bins, in records that did not keep
     it (the pooled std of the bins: exact, since every token read falls in a bin); empty for a record with neither."""

@@ -112,7 +112,7 @@ def test_headlines_choose_their_words(records):
     one_layer("one_step_frozen", 0.5, 0.5, _scores("U-shaped", 0.0, -0.3, 0.21))
     assert "no U-shape" in df.headlines("fast")[1], "an effect equal to the control's does not clear it"
     one_layer("one_step_frozen", 0.5, 0.5, _scores("U-shaped", 0.0, -0.9, 0.19))
-    assert "IMDB: 1 flat (by significance alone: 1 U-shaped; largest U effect 0.19)" in df.headlines("fast")[1]
+    assert "IMDB: 1 flat (by significance alone: 1 U-shaped, largest U effect 0.19)" in df.headlines("fast")[1]
 
 
 def _arm(records_dir, mode, seeds, **per_seed):
@@ -193,7 +193,7 @@ def test_arm_difference_texts_show_intervals_counts_and_readings():
     texts = df.arm_difference_texts(found)
     assert texts["ratio_values"] == "0.50 [0.40, 0.60] (3 seeds)" and texts["ratio_scores"] == "1.20 [1.10, 1.30] (3 seeds)"
     assert texts["step_shapes"] == "2 flat, 1 U-shaped"
-    assert texts["control_shapes"] == "3 flat (by significance alone: 2 flat, 1 U-shaped; largest U effect 0.10)"
+    assert texts["control_shapes"] == "3 flat (by significance alone: 2 flat, 1 U-shaped, largest U effect 0.10)"
     assert texts["reading_values"].startswith("below 1") and texts["reading_scores"].startswith("above 1")
     assert texts["u_reading"].startswith("1 of 3 seeds are U-shaped")
     assert texts["trained"] == texts["frozen"] == "88.5 % [88.3, 88.6] % (3 seeds)"

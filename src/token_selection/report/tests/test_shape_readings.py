@@ -120,3 +120,14 @@ def test_words():
     )
     assert arms_words({"shape": "U-shaped", "spearman": 0.1}) == "Spearman +0.10"
     assert arms_words({"shape": "decreasing", "spearman": -0.75}) == "Spearman -0.75"
+
+
+def test_bin_shapes_kept_per_seed_or_seed_zeros_or_none():
+    from token_selection.report.shape_readings import bin_shapes
+
+    assert bin_shapes({"scores": curve(), "per_seed": {"scores.bin_shape": ["flat", "U-shaped"]}}, "scores") == [
+        "flat",
+        "U-shaped",
+    ]
+    assert bin_shapes({"scores": curve(means=list(CENTRES))}, "scores") == ["increasing"]
+    assert bin_shapes({"scores": {"shape": "flat", "verdict": {}}}, "scores") == []
