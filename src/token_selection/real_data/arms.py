@@ -7,6 +7,8 @@ by side, and below it how to produce any record that is missing.
 
 from __future__ import annotations
 
+import html
+
 from ..results import SCALES, read_record, records_table
 from .encoding import EncodedReviews
 from .pipeline import TrainedRun, missing_message, record_name, run_experiment
@@ -45,8 +47,27 @@ def arms_table(dataset: str, arms: tuple[tuple[str, str], ...] = CHAPTER_ARMS, c
     return records_table(rows, list(columns))
 
 
+MARKDOWN_SPECIAL = "\\`*_[]$"
+"""Characters that Markdown (and MyST's dollar maths) would read as markup inside running text."""
+
+
+def markdown_text(text: str) -> str:
+    """``text`` as literal Markdown: HTML escaped and Markdown's inline markup characters backslash-escaped.
+
+    A record's protocol is plain text written by code ("vocabulary V = 7,766 words plus <pad> and
+    <unk>", "a step of 2 eta*"); put into Markdown as it is, ``<pad>`` and ``<unk>`` are read as HTML
+    tags and vanish from the rendered page, and a stray ``*`` or ``_`` may start emphasis. The result
+    renders as exactly ``text``.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    escaped = html.escape(text, quote=False)
+    return "".join(f"\\{c}" if c in MARKDOWN_SPECIAL else c for c in escaped)
+
+
 def records_notes(dataset: str, arms: tuple[tuple[str, str], ...] = CHAPTER_ARMS) -> str:
-    """Below a table: each full-scale record's protocol in words, or how to produce a missing record."""
+    """Below a table: each full-scale record's protocol in words (escaped, ``markdown_text``), or how to produce a
+    missing record."""
     lines = []
     for kind, mode in arms:
         for scale in SCALES:
@@ -54,5 +75,5 @@ def records_notes(dataset: str, arms: tuple[tuple[str, str], ...] = CHAPTER_ARMS
             if record is None:
                 lines.append(f"- {missing_message(dataset, kind, mode, scale)}")
             elif scale == "full":
-                lines.append(f"- `{record['name']}` (full, {record['created']}): {record['protocol']}")
+                lines.append(f"- `{record['name']}` (full, {record['created']}): {markdown_text(record['protocol'])}")
     return "\n".join(lines)

@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+import html
+
 import pytest
 
 from token_selection.real_data import arms as arms_module
-from token_selection.real_data.arms import CHAPTER_ARMS, TABLE_COLUMNS, arm_label, arms_table, records_notes, run_arms
+from token_selection.real_data.arms import (
+    CHAPTER_ARMS,
+    TABLE_COLUMNS,
+    arm_label,
+    arms_table,
+    markdown_text,
+    records_notes,
+    run_arms,
+)
 from token_selection.real_data.pipeline import FAST_COMMAND, FULL_COMMAND
 from token_selection.real_data.settings import real_data_settings
 from token_selection.results import RECORDS_VARIABLE, read_record, write_record
@@ -93,3 +103,33 @@ def test_records_notes_give_full_protocols_and_how_to_make_missing_records(recor
     ]
     assert records_notes("imdb", arms=()) == ""
     assert len(records_notes("yelp_polarity").splitlines()) == 2 * len(CHAPTER_ARMS)  # nothing written for Yelp
+
+
+PROTOCOL_WITH_MARKUP = "vocabulary V = 7,766 words plus <pad> and <unk> (min_count >= 10); a step of 2 eta*, then `Adam` & [x] $5"
+
+
+def test_markdown_text_escapes_html_and_markdown_markup():
+    escaped = markdown_text(PROTOCOL_WITH_MARKUP)
+    assert "<pad>" not in escaped and "&lt;pad&gt; and &lt;unk&gt;" in escaped
+    assert "min\\_count &gt;= 10" in escaped and "2 eta\\*," in escaped and "\\`Adam\\` &amp; \\[x\\] \\$5" in escaped
+    assert markdown_text("") == "" and markdown_text("plain words, 1.5") == "plain words, 1.5"
+    assert markdown_text("a\\b") == "a\\\\b"  # a backslash stays a backslash
+    with pytest.raises(TypeError, match="text must be a str"):
+        markdown_text(None)
+
+
+def test_markdown_text_renders_as_the_text_itself():
+    markdown_it = pytest.importorskip("markdown_it")
+    renderer = markdown_it.MarkdownIt("commonmark")
+    for text in (PROTOCOL_WITH_MARKUP, "*emphasis?* _no_ <b>bold</b> a\\b", "<pad>"):
+        assert renderer.render(markdown_text(text)) == f"<p>{html.escape(text, quote=False)}</p>\n"
+    # unescaped, the same text reaches the HTML as a tag <pad>, which a browser does not show
+    assert "plus <pad> and <unk> (" in renderer.render(PROTOCOL_WITH_MARKUP)
+
+
+def test_records_notes_escape_the_protocol(records):
+    write_record("imdb-one_layer-joint", "full", protocol=PROTOCOL_WITH_MARKUP, settings={}, metrics={})
+    created = read_record("imdb-one_layer-joint", "full")["created"]
+    notes = records_notes("imdb", arms=CHAPTER_ARMS[:1]).splitlines()
+    assert notes[-1] == f"- `imdb-one_layer-joint` (full, {created}): {markdown_text(PROTOCOL_WITH_MARKUP)}"
+    assert "&lt;pad&gt; and &lt;unk&gt;" in notes[-1]
