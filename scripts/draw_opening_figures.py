@@ -90,6 +90,12 @@ def _plot_against_importance():
     return plot_against_importance
 
 
+def _binned_plot_helpers():
+    from token_selection.report.binned import binned_from_record, plot_binned
+
+    return (_draw_real_data, binned_from_record, plot_binned)
+
+
 # Chapter 1: attention on `the movie was great` sharpens as |p| grows.
 def draw_01(ns: dict):
     norms, shown = ns["norms"], ns["sentences"][0].split() + ["<pad>", "<pad>"]
@@ -264,6 +270,93 @@ def draw_11(ns: dict):
     return fig, {f"fraction d={d} V={V}": float(fraction[i, j]) for i, d in enumerate(dims) for j, V in enumerate(vocabs)}
 
 
+# Chapters 6 and 7: values and scores of the jointly trained one-layer model, binned by the posterior gap, read from
+# the record of the run the chapter loads (its measurement at the published scale).
+def _draw_real_data(dataset: str, name: str):
+    from token_selection.real_data.pipeline import read_run_record
+    from token_selection.report.binned import binned_from_record, plot_binned
+
+    record = read_run_record(dataset, "one_layer", "joint", SCALE)
+    if record is None:
+        raise ValueError(f"no {SCALE} record of the one-layer model on {dataset}: run `make records`")
+    metrics = record["metrics"]
+    if metrics.get("stand_in"):
+        name += " stand-in"
+    fig, axes = plt.subplots(1, 2, figsize=SIZE)
+    numbers = {"test_accuracy": float(metrics["test_accuracy"])}
+    for ax, quantity, label, colour in ((axes[0], "values", r"$E_s\cdot v$", "tab:blue"),
+                                        (axes[1], "scores", r"$E_s\cdot p$", "tab:red")):  # fmt: skip
+        binned = binned_from_record(metrics[quantity])
+        plot_binned(ax, binned, label=label, color=colour)
+        ax.get_legend().remove()
+        ax.set_xlabel(r"posterior gap $\omega_s$")
+        # the shape rule's verdict, as recorded for this run
+        ax.set_title(f"{name}, {quantity}: {metrics[quantity]['shape']}")
+        _small(ax)
+        numbers.update({f"{quantity} bin {k}": float(m) for k, m in enumerate(binned.mean)})
+    fig.tight_layout()
+    return fig, numbers
+
+
+def draw_06(ns: dict):
+    return _draw_real_data("imdb", "IMDB")
+
+
+def draw_07(ns: dict):
+    return _draw_real_data("yelp_polarity", "Yelp")
+
+
+# Chapter 12: on asymmetric data, the scores after training p against the posterior gap (one seed).
+def draw_12(ns: dict):
+    example, seed = ns["example"], ns["FIGURE_SEED"]
+    cls, gap, scores = example["token_class"], example["gap"], example["scores"]
+    fig, ax = plt.subplots(figsize=SIZE)
+    for value, colour, label in ((1, "tab:red", "positive-relevant"), (-1, "tab:blue", "negative-relevant"),
+                                 (0, "tab:grey", "irrelevant")):  # fmt: skip
+        keep = (cls == value) & np.isfinite(gap)
+        ax.scatter(gap[keep], scores[keep], s=10, color=colour, label=label, alpha=0.8)
+    ax.axhline(np.median(scores[cls == 0]), color="grey", lw=0.8, ls=":")
+    ax.set_xlabel(r"posterior gap $P(1\mid s) - P(0\mid s)$")
+    ax.set_ylabel(r"score $E_s\cdot p/\|p\|$")
+    ax.set_title(f"asymmetric data, seed {seed}: the shape rule says {example['shape'].shape}")
+    ax.legend(fontsize=7)
+    _small(ax)
+    fig.tight_layout()
+    return fig, {
+        "median_irrelevant_score": float(np.median(scores[cls == 0])),
+        "positive_arm": float(example["arms"][0]),
+        "negative_arm": float(example["arms"][1]),
+    }
+
+
+# Chapter 13: accuracy with frozen and trained embeddings against d / V, at both scales, from the diagnosis records.
+def draw_13(ns: dict):
+    capacity, pn = ns["capacity"], ns["pn"]
+    fig, axes = plt.subplots(1, 2, figsize=SIZE, sharey=True)
+    numbers = {}
+    for ax, scale in zip(axes, ns["SCALES"], strict=True):
+        record = capacity[scale]
+        _small(ax)
+        if record is None:
+            ax.set_title(f"{scale}: no record")
+            continue
+        rows = record["metrics"]["rows"]
+        ratio = [r["d_over_V"] for r in rows]
+        ax.semilogx(ratio, [100 * r["frozen"] for r in rows], "o-", ms=4, label="E frozen at random")
+        ax.semilogx(ratio, [100 * r["joint"] for r in rows], "s-", ms=4, label="E trained")
+        ax.axhline(100 * pn.FROZEN_ACCURACY, color="grey", ls=":", label="rebuttal: frozen")
+        ax.axhline(100 * pn.TRAINED_ACCURACY, color="grey", ls="--", label="rebuttal: trained")
+        ax.axvline(1.0, color="k", lw=0.5)
+        ax.set_xlabel("d / V")
+        ax.set_title(f"{scale} scale")
+        _small(ax)
+        numbers.update({f"{scale} d/V={r['d_over_V']:.4g} {k}": float(r[k]) for r in rows for k in ("frozen", "joint")})
+    axes[0].set_ylabel("IMDB test accuracy (%)")
+    axes[1].legend(fontsize=6, loc="lower right")
+    fig.tight_layout()
+    return fig, numbers
+
+
 OPENINGS = (
     Opening(
         "01_model",
@@ -323,6 +416,30 @@ OPENINGS = (
         "Cosine between p and the max-margin direction against the step, for a stopped and an unstopped run",
     ),
     Opening(
+        "06_imdb",
+        "ch6-fig-opening",
+        (),
+        draw_06,
+        (_binned_plot_helpers,),
+        "Values rise, scores are U-shaped",
+        "On real movie reviews, after $E$, $p$ and $v$ are trained together, the value $E_s\\cdot v$ of a word "
+        "rises with its posterior gap $\\omega_s$ (left) while its score $E_s\\cdot p$ is high at both ends "
+        "(right); dots are bin means, bands one standard deviation, from the record of the one-layer run",
+        "Two curves of binned means against the posterior gap: the values rise, the scores are high at both ends",
+    ),
+    Opening(
+        "07_yelp",
+        "ch7-fig-opening",
+        (),
+        draw_07,
+        (_binned_plot_helpers,),
+        "The same four models",
+        "The picture of IMDB again on Yelp reviews: the value $E_s\\cdot v$ rises with the posterior gap "
+        "$\\omega_s$ (left) and the score $E_s\\cdot p$ is high at both ends (right); dots are bin means, bands "
+        "one standard deviation, from the record of the one-layer run",
+        "Two curves of binned means against the posterior gap: the values rise, the scores are high at both ends",
+    ),
+    Opening(
         "10_global_local",
         "ch10-fig-opening",
         ("settings = global_local_settings(", 'metrics = load_or_run("global_local"'),
@@ -344,6 +461,28 @@ OPENINGS = (
         "vocabulary size $V$; the dashed line is the dimension that the union bound asks for the values to be "
         "ordered, and selection already succeeds well below it",
         "Heat map of the success fraction over dimension and vocabulary size, with a predicted boundary",
+    ),
+    Opening(
+        "12_asymmetric_interactions",
+        "ch12-fig-opening",
+        ("asym = asymmetric_settings(SCALE)", "FIGURE_SEED = "),
+        draw_12,
+        (),
+        "Part 1: asymmetric data, one relevant token per sequence",
+        "On asymmetric data (unequal classes, no twins) the relevant tokens of both classes still score above "
+        "the irrelevant ones (dotted line: their median) after $p$ is trained: a U against the posterior gap",
+        "Scatter plot of the tokens' scores after training p against their posterior gap, for one seed",
+    ),
+    Opening(
+        "13_differences",
+        "ch13-fig-opening",
+        ("def diagnosis(name: str)", 'capacity = diagnosis("frozen_capacity")'),
+        draw_13,
+        (),
+        "Trained against frozen embeddings",
+        "IMDB test accuracy of the one-layer model with the embeddings frozen at random (circles) or trained "
+        "(squares), against $d/V$ at each scale, beside the levels the authors' rebuttal reports (grey)",
+        "Two panels of test accuracy against d over V for frozen and trained embeddings, at the two scales",
     ),
 )
 
@@ -395,7 +534,8 @@ def code_sha256(opening: Opening, sources: list[str]) -> dict[str, str]:
     """sha256 of the chapter cells run and of the drawing code (the draw function, its helpers, the shared style)."""
     drawing = [inspect.getsource(opening.draw), inspect.getsource(_small), repr((SIZE, DPI, SCALE))]
     for helper in opening.helpers:
-        drawing.append(inspect.getsource(helper()))
+        found = helper()
+        drawing += [inspect.getsource(f) for f in (found if isinstance(found, tuple) else (found,))]
     return {"chapter_cells_sha256": _sha("\n#--\n".join(sources)), "drawing_sha256": _sha("\n".join(drawing))}
 
 
