@@ -569,7 +569,7 @@ def caption(opening: Opening) -> str:
 def book_cell_source(opening: Opening) -> str:
     return (
         f"```{{figure}} ../book/figures/opening/{image(opening).name}\n:name: {opening.label}\n:alt: {opening.alt}\n"
-        f":width: 100%\n\n{caption(opening)}\n```"
+        f"\n{caption(opening)}\n```"
     )
 
 
