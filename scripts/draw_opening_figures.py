@@ -505,23 +505,31 @@ def chapter_cells(opening: Opening) -> list[str]:
 
 
 def run_cells(sources: list[str]) -> dict:
-    """Execute ``sources`` at the published scale, quietly, with ``glue`` silenced and ``plt.show`` a no-op."""
-    os.environ["TOKEN_SELECTION_SCALE"] = SCALE
+    """Execute ``sources`` at the published scale, quietly, with ``glue`` silenced and ``plt.show`` a no-op.
+
+    The scale variable, ``glue`` and ``plt.show`` are put back afterwards, so that a test process that runs this
+    goes on at its own scale.
+    """
     import torch
 
     import token_selection as ts
     import token_selection.prose as prose
 
-    prose._myst_glue = None
     namespace = {"ts": ts, "np": np, "plt": plt, "torch": torch, "__name__": "__opening__"}
-    show = plt.show
+    scale, myst_glue, show = os.environ.get("TOKEN_SELECTION_SCALE"), prose._myst_glue, plt.show
+    os.environ["TOKEN_SELECTION_SCALE"] = SCALE
+    prose._myst_glue = None
     plt.show = lambda *args, **kwargs: None
     try:
         with contextlib.redirect_stdout(io.StringIO()):
             for source in sources:
                 exec(compile(source, "<chapter cell>", "exec"), namespace)
     finally:
-        plt.show = show
+        if scale is None:
+            os.environ.pop("TOKEN_SELECTION_SCALE", None)
+        else:
+            os.environ["TOKEN_SELECTION_SCALE"] = scale
+        prose._myst_glue, plt.show = myst_glue, show
         plt.close("all")
     return namespace
 

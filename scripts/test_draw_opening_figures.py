@@ -2,6 +2,7 @@
 
 import importlib.util
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -50,3 +51,28 @@ def test_a_replaced_image_an_edited_record_or_a_changed_chapter_is_stale(tmp_pat
     found = draw_opening_figures.problems([opening], record)
     assert "01_model: chapter_cells_sha256 differs from a fresh run" in found
     assert "01_model: numbers.logit_great_at_300 differs from a fresh run" in found
+
+
+def test_running_a_chapter_s_cells_leaves_the_scale_glue_and_show_as_they_were(monkeypatch):
+    import matplotlib.pyplot as plt
+
+    import token_selection.prose as prose
+
+    monkeypatch.setenv("TOKEN_SELECTION_SCALE", "full")
+    glue, show = prose._myst_glue, plt.show
+    namespace = draw_opening_figures.run_cells(["import os\nseen = os.environ['TOKEN_SELECTION_SCALE']\nprint('quiet')"])
+    assert namespace["seen"] == "fast"
+    assert os.environ["TOKEN_SELECTION_SCALE"] == "full"
+    assert prose._myst_glue is glue and plt.show is show
+
+
+def test_a_marker_that_names_no_cell_or_two_is_an_error():
+    opening = next(o for o in draw_opening_figures.OPENINGS if o.chapter == "01_model")
+    for marker in ("no cell holds this line", "import"):
+        bad = draw_opening_figures.Opening(**{**opening.__dict__, "cells": (marker,)})
+        try:
+            draw_opening_figures.chapter_cells(bad)
+        except ValueError as error:
+            assert marker in str(error) and "exactly one must" in str(error)
+        else:
+            raise AssertionError(f"{marker!r} should not pick a cell")
