@@ -3,15 +3,17 @@
 A chapter opens with its key figure, the one it builds further down. To keep that figure from pretending to be a
 result, it is the same computation: this script executes the chapter's own code cells that produce the figure's data
 (picked by a line each of them holds, run in the chapter's order, with ``glue`` silenced and ``plt.show`` a no-op),
-then draws a compact version (6 x 3 inches) of the chapter's figure from those variables. Beside the images,
+then draws a compact version (6 x 3 inches) of the chapter's figure from those variables. Chapters 6 and 7, whose
+models take minutes to load and measure, are drawn from the record of the run they load instead. Beside the images,
 ``openings.json`` records for each figure the sha256 of the executed cells' sources and of the drawing code, the
 key numbers read off the run, and the sha256 of the PNG. ``--check`` (scripts/test_draw_opening_figures.py) runs
 everything again and fails when an image is stale: the chapter's cells or the drawing code changed, a number moved,
 or a PNG is not the one drawn. It also checks that each chapter's opening cells are the ones written here.
 
-Each chapter gets two markdown cells right after its title cell: the book's ``{figure}`` (a path relative to
-notebooks/, served by the site itself), and, tagged ``remove-cell`` so that the book leaves it out, the same image by
-its raw GitHub address (repository and branch from _config.yml) for Colab, where a relative path does not resolve.
+Each chapter gets two markdown cells right after its title cell: the image by its raw GitHub address (repository
+and branch from _config.yml), for Colab, where a path relative to notebooks/ does not resolve, tagged ``remove-cell``
+so that the book leaves it out; then the book's ``{figure}``, with that relative path (the site serves the image
+itself and loads nothing from elsewhere).
 
     python scripts/draw_opening_figures.py            # draw the images, their record and the chapters' cells
     python scripts/draw_opening_figures.py --check    # exit 1 when an image or a cell is not current
@@ -588,9 +590,13 @@ def colab_cell_source(opening: Opening) -> str:
 
 
 def expected_cells(opening: Opening) -> list[nbformat.NotebookNode]:
+    """The two cells after the title: the image for Colab (left out of the book), then the book's figure.
+
+    In that order a Colab reader meets the image first and the book's markup, which Colab shows as code, after it.
+    """
     return [
-        nbformat.v4.new_markdown_cell(book_cell_source(opening), metadata={"tags": [BOOK_TAG]}),
         nbformat.v4.new_markdown_cell(colab_cell_source(opening), metadata={"tags": ["remove-cell", COLAB_TAG]}),
+        nbformat.v4.new_markdown_cell(book_cell_source(opening), metadata={"tags": [BOOK_TAG]}),
     ]
 
 
