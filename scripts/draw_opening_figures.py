@@ -275,12 +275,14 @@ def draw_11(ns: dict):
 # Chapters 6 and 7: values and scores of the jointly trained one-layer model, binned by the posterior gap, read from
 # the record of the run the chapter loads (its measurement at the published scale).
 def _draw_real_data(dataset: str, name: str):
-    from token_selection.real_data.pipeline import read_run_record
+    from token_selection.real_data.pipeline import read_run_record, record_name
     from token_selection.report.binned import binned_from_record, plot_binned
+    from token_selection.report.catalogue import state_of
 
     record = read_run_record(dataset, "one_layer", "joint", SCALE)
-    if record is None:
-        raise ValueError(f"no {SCALE} record of the one-layer model on {dataset}: run `make records`")
+    state = state_of(record_name(dataset, "one_layer", "joint"), SCALE)
+    if record is None or state != "current":
+        raise ValueError(f"the {SCALE} record of the one-layer model on {dataset} is {state}: run `make records` first")
     metrics = record["metrics"]
     if metrics.get("stand_in"):
         name += " stand-in"
