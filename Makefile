@@ -24,7 +24,7 @@ export PYTHONHASHSEED := 0
 unexport PYTHONDONTWRITEBYTECODE
 export TOKEN_SELECTION_DATA ?= $(abspath ../shared/data)
 
-.PHONY: records install lock book execute test site offsite-tests lint lint-workflows unit nbval notebooks notebook-limits browser explorer-grid \
+.PHONY: records install lock book execute test site offsite-tests lint lint-workflows unit nbval notebooks notebook-limits browser explorer-grid opening-figures \
         sync-setup-cells tidy-notebooks colab-check pdf release-check mutation full clean clean-caches
 
 install: $(STAMP)
@@ -120,6 +120,11 @@ nbval: $(STAMP)
 # it is missing, damaged or on other settings; when recomputed points differ from it, it says so and recomputes nothing.
 explorer-grid: $(STAMP)
 	$(PY) scripts/build_explorer_grid.py
+
+# Redraw each chapter's opening figure (book/figures/opening/) from the chapter's own cells, its record and the
+# chapters' opening cells; scripts/test_draw_opening_figures.py fails while one is stale.
+opening-figures: $(STAMP)
+	$(PY) scripts/draw_opening_figures.py
 
 # Re-execute every chapter at the fast scale and strip outputs, keeping only the
 # cells whose output nbval compares (tag nbval-check-output, cell metadata keep_output: true).
