@@ -7,10 +7,12 @@ use this module before the install (the package is not there yet), so its first 
 the version of every installed distribution, as Python would import it, then install:
 
     before = {d.name: version(d.name) for d in distributions()}
-    ...                                    # install (in Colab only)
+    if "google.colab" in sys.modules:
+        !pip install -q "{package}"
     finish_setup(before)
 
-``finish_setup`` compares that record with what is installed now, restricted to distributions
+``finish_setup`` first stops the cell when that ``!pip`` line failed (pip's messages are shown
+above it), then compares that record with what is installed now, restricted to distributions
 that provide a module already in ``sys.modules``: when one changed it stops the cell and asks
 for a restart, naming each change; otherwise it prints one line (the package version, the
 device, the compute scale and how to choose the paper's). Outside Colab nothing is installed,
@@ -197,15 +199,30 @@ def summary_line(version: str, device: str, scale: str, in_colab: bool) -> str:
     return f"token_selection {version} on {device}; compute scale: {scale} ({hint})."
 
 
+def last_shell_status() -> int | None:
+    """The exit status of the last ``!`` shell line this IPython session ran (its ``_exit_code``).
+
+    None outside IPython, or before any shell line ran.
+    """
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    return None if shell is None else shell.user_ns.get("_exit_code")
+
+
 def finish_setup(before: Mapping[str, str], *, in_colab: bool | None = None) -> None:
-    """End the set-up cell: ask for a restart if the install changed an imported package, else print one line.
+    """End the set-up cell: stop if the install failed or changed an imported package, else print one line.
 
     ``before`` is the record the cell took before installing (distribution name -> version).
-    ``in_colab`` defaults to whether ``google.colab`` is imported. Raises ``RestartRequired``
+    ``in_colab`` defaults to whether ``google.colab`` is imported; there the cell has just
+    installed with a ``!pip`` line, and a non-zero exit status of that line raises
+    ``RuntimeError`` (pip's messages are already shown above it). Raises ``RestartRequired``
     (naming every change) when a distribution that provides an imported module changed; prints
     ``summary_line`` otherwise.
     """
     colab = "google.colab" in sys.modules if in_colab is None else in_colab
+    status = last_shell_status() if colab else None
+    if status:
+        raise RuntimeError(f"pip could not install the course package (exit status {status}): see its messages above")
     changes = changed_imports(before)
     if changes:
         raise RestartRequired(restart_message(changes, colab))

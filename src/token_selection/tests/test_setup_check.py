@@ -21,6 +21,7 @@ from token_selection.setup_check import (
     distribution_modules,
     finish_setup,
     installed_versions,
+    last_shell_status,
     module_names,
     restart_message,
     summary_line,
@@ -362,6 +363,48 @@ def test_finish_setup_asks_for_a_restart_naming_the_change(monkeypatch, capsys):
     with pytest.raises(RestartRequired, match=r"pytest 0\.0\.1 -> .*Restart the kernel"):
         finish_setup(before, in_colab=False)
     assert capsys.readouterr().out == ""  # no summary line when the session must restart
+
+
+def fake_ipython(monkeypatch, user_ns):
+    shell = None if user_ns is None else types.SimpleNamespace(user_ns=user_ns)
+    monkeypatch.setitem(sys.modules, "IPython", types.SimpleNamespace(get_ipython=lambda: shell))
+
+
+@pytest.mark.parametrize(("user_ns", "status"), [(None, None), ({}, None), ({"_exit_code": 0}, 0), ({"_exit_code": 2}, 2)])
+def test_the_last_shell_status_is_ipythons_exit_code(monkeypatch, user_ns, status):
+    fake_ipython(monkeypatch, user_ns)
+    assert last_shell_status() == status
+
+
+def test_outside_ipython_there_is_no_shell_status(monkeypatch):
+    monkeypatch.delitem(sys.modules, "IPython", raising=False)
+    assert last_shell_status() is None
+
+
+def test_in_colab_a_failed_pip_line_stops_the_cell(monkeypatch, capsys):
+    fake_ipython(monkeypatch, {"_exit_code": 1})
+    with pytest.raises(
+        RuntimeError, match=r"^pip could not install the course package \(exit status 1\): see its messages above$"
+    ):
+        finish_setup(installed_versions(), in_colab=True)
+    assert capsys.readouterr().out == ""
+
+
+def test_a_failed_shell_line_outside_colab_is_none_of_the_cells_business(monkeypatch, capsys):
+    # outside Colab the cell ran no pip line: an earlier failed shell line must not stop it
+    fake_ipython(monkeypatch, {"_exit_code": 1})
+    monkeypatch.setenv("TOKEN_SELECTION_SCALE", "fast")
+    monkeypatch.setitem(sys.modules, "torch", fake_torch(False)[0])
+    finish_setup(installed_versions(), in_colab=False)
+    assert "compute scale: fast" in capsys.readouterr().out
+
+
+def test_in_colab_a_successful_pip_line_goes_on_to_the_check(monkeypatch, capsys):
+    fake_ipython(monkeypatch, {"_exit_code": 0})
+    monkeypatch.setenv("TOKEN_SELECTION_SCALE", "full")
+    monkeypatch.setitem(sys.modules, "torch", fake_torch(False)[0])
+    finish_setup(installed_versions(), in_colab=True)
+    assert capsys.readouterr().out.endswith("compute scale: full (the paper's settings).\n")
 
 
 def test_finish_setup_refuses_a_bad_record():
