@@ -26,12 +26,13 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# The first code cell of every chapter. The course package is not there before the install, so the
-# cell itself records what is installed (``before``), installs with pip in Colab only (an IPython
-# shell line, which shows pip's messages in the cell), and hands the record to the package's
-# ``finish_setup`` (src/token_selection/setup_check.py): it stops the cell when pip failed or when
-# the install changed a package the session had already imported (asking for a restart), and
-# otherwise prints one line, the version, the device and the compute scale.
+# The first code cell of every chapter. The course package is not there before the install, so
+# the cell itself records what is installed (``before``), installs with pip in Colab only (an
+# IPython shell line, which shows pip's messages in the cell), and hands the record to
+# ``ts.finish_setup`` (src/token_selection/setup_check.py): it stops the cell when pip failed or
+# when the install changed a package the session had already imported (asking for a restart),
+# and otherwise prints one line, the version, the device and the compute scale. The chapters use
+# ``ts`` (the package's short name) from this cell.
 SETUP_CELL = """\
 # Setup. In Colab: install the course package; elsewhere: nothing to do.
 import os
@@ -43,9 +44,9 @@ course = "git+{url}@{ref}"
 if "google.colab" in sys.modules:
     package = os.environ.get("COURSE_PACKAGE", course)
     !pip install -q "{{package}}"
-from token_selection.setup_check import finish_setup
+import token_selection as ts
 
-finish_setup(before)"""
+ts.finish_setup(before)"""
 
 # Files that may name the course repository, relative to the repository root.
 COPY_GLOBS = (

@@ -192,7 +192,7 @@ def session(tmp_path_factory):
     subprocess.run([*pip, "ipython", "six==1.16.0"], check=True)
     stub = root / "path" / "token_selection"
     stub.mkdir(parents=True)
-    (stub / "__init__.py").write_text("")
+    (stub / "__init__.py").write_text("from ._version import __version__\nfrom .setup_check import finish_setup\n")
     for module in ("setup_check.py", "_version.py", "scale.py"):
         shutil.copy(ROOT / "src" / "token_selection" / module, stub / module)
     (root / "path" / "torch.py").write_text("class cuda:\n    is_available = staticmethod(lambda: False)\n")

@@ -407,6 +407,11 @@ def test_in_colab_a_successful_pip_line_goes_on_to_the_check(monkeypatch, capsys
     assert capsys.readouterr().out.endswith("compute scale: full (the paper's settings).\n")
 
 
+def test_the_cell_calls_finish_setup_by_the_packages_short_name():
+    assert token_selection.finish_setup is finish_setup
+    assert "finish_setup" in token_selection.__all__
+
+
 def test_finish_setup_refuses_a_bad_record():
     with pytest.raises(TypeError, match="must map distribution names to versions"):
         finish_setup([("six", "1.16.0")])
