@@ -65,6 +65,7 @@ MODULES: dict[str, list[str]] = {
     "sources.py": _tests("", "test_sources", "test_source_rows"),
     "machine.py": _tests("", "test_machine"),
     "intervals.py": _tests("", "test_intervals", "test_intervals_mutants"),
+    "setup_check.py": _tests("", "test_setup_check"),
     # theory
     "theory/importance.py": _tests("theory", "test_importance"),
     "theory/one_step.py": _tests("theory", "test_one_step"),

@@ -26,86 +26,27 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# The first code cell of every chapter. The course package is not there before the install, so
+# the cell itself records what is installed (``before``), installs with pip in Colab only (an
+# IPython shell line, which shows pip's messages in the cell), and hands the record to
+# ``ts.finish_setup`` (src/token_selection/setup_check.py): it stops the cell when pip failed or
+# when the install changed a package the session had already imported (asking for a restart),
+# and otherwise prints one line, the version, the device and the compute scale. The chapters use
+# ``ts`` (the package's short name) from this cell.
 SETUP_CELL = """\
-# Setup. In Colab: install the course package from the course repository.
-# Elsewhere: nothing to install.
+# Setup. In Colab: install the course package; elsewhere: nothing to do.
 import os
-import shutil
-import subprocess
 import sys
-from importlib import metadata
+from importlib.metadata import distributions, version
 
-COURSE_REPOSITORY = "{url}"
-COURSE_REF = "{ref}"
-
-
-# Every installed distribution: lower-case name -> version.
-def installed() -> dict[str, str]:
-    return {{
-        dist.metadata["Name"].lower(): dist.version
-        for dist in metadata.distributions()
-    }}
-
-
+before = {{d.name: version(d.name) for d in distributions()}}
+course = "git+{url}@{ref}"
 if "google.colab" in sys.modules:
-    # COURSE_PACKAGE lets a fork, or the course's own Colab check, install
-    # from somewhere else.
-    package = os.environ.get(
-        "COURSE_PACKAGE",
-        f"token_selection @ git+{{COURSE_REPOSITORY}}@{{COURSE_REF}}",
-    )
-    before = installed()
-    # uv when the image has it (Colab's does), pip otherwise; both keep what
-    # already satisfies the course's ranges.
-    uv = shutil.which("uv")
-    if uv:
-        installer = [uv, "pip", "install", "--system"]
-        installer += ["--python", sys.executable]
-    else:
-        installer = [sys.executable, "-m", "pip", "install"]
-    result = subprocess.run(
-        [*installer, package],
-        capture_output=True,
-        text=True,
-    )
-    if result.returncode != 0:
-        tool = "uv" if uv else "pip"
-        output = f"{{result.stdout}}\\n{{result.stderr}}"
-        raise RuntimeError(f"{{tool}} could not install {{package}}:\\n{{output}}")
-    after = installed()
-    if after != before:
-        print((result.stdout + result.stderr).strip())
-    # Colab has already imported some of its packages: a changed one is only
-    # picked up after a restart.
-    changed = [
-        f"{{name}} {{old}} -> {{after.get(name, 'removed')}}"
-        for name, old in before.items()
-        if after.get(name) != old
-    ]
-    if changed:
-        raise SystemExit(
-            "Installing the course changed packages Colab had already "
-            f"loaded: {{', '.join(changed)}}. Restart the session (Runtime > "
-            "Restart session) and run the notebook again from the top."
-        )
-
-import torch
-
+    package = os.environ.get("COURSE_PACKAGE", course)
+    !pip install -q "{{package}}"
 import token_selection as ts
 
-if torch.cuda.is_available():
-    device = f"GPU ({{torch.cuda.get_device_name(0)}})"
-else:
-    device = "CPU (no GPU found)"
-print(
-    f"token_selection {{ts.__version__}} on {{device}}; "
-    f"compute scale: {{ts.compute_scale()}}."
-)
-print(
-    "For the paper's settings, set TOKEN_SELECTION_SCALE=full before\\n"
-    "running the chapter: `%env TOKEN_SELECTION_SCALE=full` in Colab (on\\n"
-    "a GPU runtime), `TOKEN_SELECTION_SCALE=full make book` locally."
-)"""
+ts.finish_setup(before)"""
 
 # Files that may name the course repository, relative to the repository root.
 COPY_GLOBS = (

@@ -38,8 +38,8 @@ def test_check_flags_each_kind_of_disagreement_and_the_script_fixes_first_cells(
     assert sync.write_setup_cells(tmp_path) == []  # nothing left to change
 
     cell = nbformat.read(tmp_path / "notebooks" / "01_a.ipynb", as_version=4).cells[1]
-    assert 'COURSE_REPOSITORY = "https://github.com/someone/fork"' in cell.source
-    assert 'COURSE_REF = "main"' in cell.source
+    assert 'course = "git+https://github.com/someone/fork@main"' in cell.source
+    assert "hide-input" in cell.metadata["tags"]
 
     # a fork moves: every copy that still names the old place is reported
     (tmp_path / "_config.yml").write_text("repository:\n  url: https://github.com/other/place\n  branch: v2\n")
@@ -74,64 +74,92 @@ def test_bad_configuration_raises_a_clear_error(tmp_path, url, ref, message):
         sync.course_location(tmp_path)
 
 
-# What each installer prints when it installed the test's package.
-INSTALLED = {"uv": "+ needs-newer==1.0", "pip": "Successfully installed needs_newer-1.0"}
+# Runs a set-up cell as a Colab kernel would, in IPython (its `!pip` line is IPython's), and
+# exits 1 with the error's type and message when the cell raised. Modules named after the cell's
+# path are imported first, as Colab imports google.colab (and maybe others) at kernel start.
+DRIVER = """\
+import sys
+from IPython.core.interactiveshell import InteractiveShell
+
+for name in sys.argv[2:]:
+    __import__(name)
+result = InteractiveShell.instance().run_cell(open(sys.argv[1]).read())
+error = result.error_before_exec or result.error_in_exec
+if error is not None:
+    print(f"{type(error).__name__}: {error}", file=sys.stderr)
+    sys.exit(1)
+"""
 
 
-def installer_path(installer: str) -> str:
-    """A PATH on which the first cell finds uv (``installer="uv"``; skips without one) or no uv at all."""
-    folders = os.environ.get("PATH", "").split(os.pathsep)
-    uv = shutil.which("uv") or shutil.which("uv", path=str(Path(sys.executable).parent))
-    if installer == "uv":
-        if uv is None:
-            pytest.skip("no uv here (make install puts one in .venv)")
-        return os.pathsep.join([str(Path(uv).parent), *folders])
-    return os.pathsep.join(folder for folder in folders if not (Path(folder) / "uv").exists())
-
-
-def run_setup_cell(
-    tmp_path: Path, colab: bool, package: str | None = None, installer: str = "pip"
-) -> subprocess.CompletedProcess:
-    """Run the first cell in a fresh interpreter, with a stand-in google.colab loaded when ``colab``."""
-    script = tmp_path / "cell.py"
-    prefix = "import google.colab\n" if colab else ""
-    script.write_text(prefix + sync.setup_cell(sync.course_location(ROOT)))
-    (tmp_path / "google" / "colab").mkdir(parents=True)
-    shutil.copy(ROOT / "ci" / "google_colab.py", tmp_path / "google" / "colab" / "__init__.py")
-    env = {**os.environ, "PYTHONPATH": str(tmp_path), "TOKEN_SELECTION_SCALE": "fast", "PATH": installer_path(installer)}
-    if package is not None:
-        env["COURSE_PACKAGE"] = package
-    return subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+def run_cell(tmp_path: Path, python: str, env: dict[str, str], imports: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+    """Run the chapters' first cell with ``python`` in IPython, the ``google.colab`` stand-in importable."""
+    (tmp_path / "cell.ipy").write_text(sync.setup_cell(sync.course_location(ROOT)))
+    (tmp_path / "driver.py").write_text(DRIVER)
+    if not (tmp_path / "google" / "colab").exists():
+        (tmp_path / "google" / "colab").mkdir(parents=True)
+        shutil.copy(ROOT / "ci" / "google_colab.py", tmp_path / "google" / "colab" / "__init__.py")
+    command = [python, str(tmp_path / "driver.py"), str(tmp_path / "cell.ipy"), *imports]
+    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
 
 
 def test_outside_colab_the_first_cell_installs_nothing_and_reports_device_and_scale(tmp_path):
-    result = run_setup_cell(tmp_path, colab=False, package=str(tmp_path / "never-installed"))
-    assert result.returncode == 0, result.stderr
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT / "src")]),
+        "TOKEN_SELECTION_SCALE": "fast",
+        "COURSE_PACKAGE": str(tmp_path / "never-installed"),
+    }
+    result = run_cell(tmp_path, sys.executable, env)
+    assert result.returncode == 0, result.stdout + result.stderr
     assert "compute scale: fast" in result.stdout
     assert "TOKEN_SELECTION_SCALE=full" in result.stdout
     assert ("CPU" in result.stdout) or ("GPU" in result.stdout)
-    assert "pip" not in result.stdout and "uv" not in result.stdout
+    assert "pip" not in result.stdout and "never-installed" not in result.stdout
+    assert len(result.stdout.strip().splitlines()) == 1, "one line"
 
 
-@pytest.mark.parametrize("installer", ["uv", "pip"])
-def test_in_colab_a_failed_install_stops_the_cell_with_the_installer_output(tmp_path, installer):
+def test_in_colab_a_failed_install_stops_the_cell_after_pips_messages(tmp_path):
     missing = tmp_path / "no-such-package"
-    result = run_setup_cell(tmp_path, colab=True, package=f"token_selection @ {missing.as_uri()}", installer=installer)
-    assert result.returncode != 0
-    assert f"{installer} could not install token_selection @ file://" in result.stderr
-    assert any(words in result.stderr for words in ("does not exist", "No such file", "not found")), result.stderr[-2000:]
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT / "src")]),  # an older copy is importable
+        "TOKEN_SELECTION_SCALE": "fast",
+        "COURSE_PACKAGE": f"token_selection @ {missing.as_uri()}",
+        "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]),
+    }
+    result = run_cell(tmp_path, sys.executable, env, imports=("google.colab",))
+    assert result.returncode == 1
+    assert any(words in result.stdout + result.stderr for words in ("does not exist", "No such file", "not found")), (
+        result.stdout[-2000:] + result.stderr[-2000:]
+    )
+    assert "RuntimeError: pip could not install the course package (exit status 1)" in result.stderr
+    assert "compute scale" not in result.stdout
 
 
-def test_the_generated_cell_is_ruff_clean(tmp_path):
-    notebook = tmp_path / "cell.py"
-    notebook.write_text(sync.setup_cell(sync.course_location(ROOT)) + "\n")
+def test_the_generated_cell_is_ruff_clean_at_the_chapters_line_length(tmp_path):
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell(sync.setup_cell(sync.course_location(ROOT)))]
+    nbformat.write(notebook, tmp_path / "cell.ipynb")
     ruff = Path(sys.executable).parent / "ruff"
     result = subprocess.run(
-        [str(ruff), "check", "--config", str(ROOT / "pyproject.toml"), "--ignore", "E402,I001", str(notebook)],
+        [
+            str(ruff),
+            "check",
+            "--config",
+            str(ROOT / "notebooks" / "ruff.toml"),
+            "--ignore",
+            "E402,I001",
+            str(tmp_path / "cell.ipynb"),
+        ],
         capture_output=True,
         text=True,
     )
     assert result.returncode == 0, result.stdout
+
+
+def test_the_generated_cell_is_short():
+    lines = sync.setup_cell(sync.course_location(ROOT)).split("\n")
+    assert len([line for line in lines if line.strip()]) <= 11, "the first thing a reader meets in Colab"
 
 
 def test_a_chapter_without_a_setup_cell_gets_one_inserted_before_its_code(tmp_path):
@@ -148,37 +176,61 @@ def test_a_chapter_without_a_setup_cell_gets_one_inserted_before_its_code(tmp_pa
     nbformat.validate(nbformat.read(path, as_version=4))
 
 
-@pytest.mark.parametrize("installer", ["uv", "pip"])
-def test_in_colab_an_install_that_changes_a_preinstalled_package_asks_for_a_restart(tmp_path, installer):
-    """A session with six 1.16.0 "preinstalled"; the package to install needs six>=1.17."""
-    venv, path = tmp_path / "session", installer_path(installer)
+@pytest.fixture(scope="module")
+def session(tmp_path_factory):
+    """A Colab-like session: a virtual environment with pip, IPython and six 1.16.0 "preinstalled".
+
+    The course package stands in as a copy of the modules the cell's ending needs (no heavy
+    package ``__init__``), and torch as a module that finds no GPU. ``needs_newer``, the package
+    the cell installs (``COURSE_PACKAGE``), requires six>=1.17.
+    """
+    root = tmp_path_factory.mktemp("session")
+    venv = root / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = venv / "bin" / "python"
-    if installer == "uv":  # the session needs no pip: uv installs into it from outside
-        uv = shutil.which("uv", path=path)
-        subprocess.run([uv, "venv", "-q", "--python", sys.executable, str(venv)], check=True)
-        subprocess.run([uv, "pip", "install", "-q", "--python", str(python), "six==1.16.0"], check=True)
-    else:
-        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        subprocess.run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", "six==1.16.0"], check=True)
-    needs_newer = tmp_path / "needs_newer"
+    pip = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+    subprocess.run([*pip, "ipython", "six==1.16.0"], check=True)
+    stub = root / "path" / "token_selection"
+    stub.mkdir(parents=True)
+    (stub / "__init__.py").write_text("from ._version import __version__\nfrom .setup_check import finish_setup\n")
+    for module in ("setup_check.py", "_version.py", "scale.py"):
+        shutil.copy(ROOT / "src" / "token_selection" / module, stub / module)
+    (root / "path" / "torch.py").write_text("class cuda:\n    is_available = staticmethod(lambda: False)\n")
+    needs_newer = root / "needs_newer"
     (needs_newer / "needs_newer").mkdir(parents=True)
     (needs_newer / "needs_newer" / "__init__.py").write_text("")
     (needs_newer / "pyproject.toml").write_text(
         '[build-system]\nrequires = ["setuptools>=68"]\nbuild-backend = "setuptools.build_meta"\n'
         '[project]\nname = "needs_newer"\nversion = "1.0"\ndependencies = ["six>=1.17"]\n'
     )
-    (tmp_path / "google" / "colab").mkdir(parents=True)
-    shutil.copy(ROOT / "ci" / "google_colab.py", tmp_path / "google" / "colab" / "__init__.py")
-    script = tmp_path / "cell.py"
-    script.write_text("import google.colab\n" + sync.setup_cell(sync.course_location(ROOT)))
     env = {
         **os.environ,
-        "PYTHONPATH": str(tmp_path),
+        "PYTHONPATH": str(root / "path"),
         "COURSE_PACKAGE": f"needs_newer @ {needs_newer.as_uri()}",
-        "PATH": path,
+        "PATH": os.pathsep.join([str(venv / "bin"), os.environ.get("PATH", "")]),  # `!pip` is the session's
+        "TOKEN_SELECTION_SCALE": "fast",
     }
-    result = subprocess.run([str(python), str(script)], capture_output=True, text=True, env=env, timeout=300)
+    return root, python, pip, env
+
+
+def test_in_colab_an_install_that_changes_an_imported_package_asks_for_a_restart(session):
+    root, python, pip, env = session
+    subprocess.run([*pip, "six==1.16.0"], check=True)
+    result = run_cell(root / "path", str(python), env, imports=("google.colab", "six"))
     assert result.returncode == 1, result.stdout + result.stderr
-    assert INSTALLED[installer] in result.stdout, "the installer's output is shown when the install changed something"
-    assert "Installing the course changed packages Colab had already loaded: six 1.16.0 -> " in result.stderr
-    assert "Restart the session" in result.stderr
+    assert (
+        "RestartRequired: Installing the course changed packages this session had already imported: six 1.16.0 -> "
+        in result.stderr
+    )
+    assert "Restart the session (Runtime > Restart session)" in result.stderr
+    assert "compute scale" not in result.stdout
+
+
+def test_in_colab_an_install_that_changes_only_packages_not_imported_needs_no_restart(session):
+    root, python, pip, env = session
+    subprocess.run([*pip, "six==1.16.0"], check=True)
+    result = run_cell(root / "path", str(python), env, imports=("google.colab",))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Restart" not in result.stdout + result.stderr
+    assert "on CPU (no GPU found); compute scale: fast" in result.stdout
+    assert "%env TOKEN_SELECTION_SCALE=full" in result.stdout

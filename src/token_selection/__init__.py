@@ -38,6 +38,7 @@ from .real_data.two_layer_model import TwoLayerCLSAttention
 from .report.binned import compare_spread
 from .results import read_record, records_table, write_record
 from .scale import SCALE_VARIABLE, by_scale, compute_scale
+from .setup_check import finish_setup
 from .theory.full_batch import FullBatchGD, full_batch_gd_step_
 from .theory.importance import BinnedStats, bin_by_importance, posterior_gap, signed_frequency, token_counts
 from .theory.max_margin import MaxMarginSolution, max_margin_direction, selection_pairs, solve_max_margin, tie_pairs
@@ -104,6 +105,7 @@ __all__ = [
     "compute_scale",
     "draw_panels",
     "explore",
+    "finish_setup",
     "fit_line",
     "full_batch_gd_step_",
     "gather_then_attend",
