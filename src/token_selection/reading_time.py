@@ -99,6 +99,8 @@ def count(notebook: dict[str, Any]) -> Counts:
     setup = next((i for i, (kind, _, _) in enumerate(cells) if kind == "code"), None)
     words = equations = code_lines = coding = pen = 0
     for index, (kind, source, tags) in enumerate(cells):
+        if kind == "markdown" and "remove-cell" in tags:
+            continue  # not in the book (e.g. the Colab copy of an opening figure): no reader reads it twice
         if kind == "markdown":
             w, e = count_markdown(source)
             words += w

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ..real_data.arms import markdown_text
 from ..real_data.pipeline import missing_message
 from ..results import missing_record_message, read_record
 from ..theory.shape import classify_shape
@@ -128,7 +129,8 @@ def records_markdown(claims: Iterable[Claim] = CLAIMS, scales: tuple[str, ...] =
             if record is None:
                 lines.append(f"  - {scale}: {produce_command(name, scale)}")
             else:
-                lines.append(f"  - {scale} ({record['created']}, {record['machine']}): {record['protocol']}")
+                protocol = markdown_text(record["protocol"])  # "<pad>" would otherwise be read as an HTML tag
+                lines.append(f"  - {scale} ({record['created']}, {record['machine']}): {protocol}")
     return "\n".join(lines)
 
 

@@ -42,6 +42,13 @@ def test_an_exercise_is_coding_only_when_a_stub_cell_follows_it_unsolved():
     assert counts.code_lines == 3  # setup, hidden and removed cells and blank lines left out
 
 
+def test_a_markdown_cell_the_book_removes_is_not_read():
+    removed = {"cell_type": "markdown", "source": "five words are not read", "metadata": {"tags": ["remove-cell"]}}
+    folded = {"cell_type": "markdown", "source": "three words read", "metadata": {"tags": ["hide-input"]}}
+    counts = rt.count({"cells": [md("one two"), removed, folded]})
+    assert counts.words == 5 and counts.equations == 0
+
+
 def test_the_formula_and_its_rounding():
     counts = rt.Counts(words=1000, equations=2, code_lines=100, coding_exercises=1, pen_exercises=1)
     expected = 1000 / rt.WORDS_PER_MINUTE + 2 * rt.MINUTES_PER_EQUATION + 100 * rt.MINUTES_PER_CODE_LINE

@@ -84,6 +84,8 @@ def test_rows_read_records_and_say_how_to_produce_missing_ones(records):
     table = markdown_table(report_rows())
     assert table.count("\n") == len(CLAIMS) + 1 and "ours (fast)" in table and "verdict (full)" in table
     assert "joint run" in records_markdown()
+    write_record(real_record("mlp"), "fast", protocol="V words plus <pad> and <unk>", settings={}, metrics={})
+    assert "V words plus &lt;pad&gt; and &lt;unk&gt;" in records_markdown(), "a protocol is text, not HTML"
 
 
 def test_theory_record_is_read(records):
