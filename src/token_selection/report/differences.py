@@ -559,7 +559,7 @@ def one_step_headline(scale: str) -> str | None:
     elif unknown:
         lead = f"**One step, then freezing: {unknown} of {runs} runs are U-shaped by significance, effect not kept**"
     else:
-        lead = "**One step, then freezing, gives no U-shape distinguishable from noise or the random-E control**"
+        lead = "**After one step then freezing, E_s . p shows no U beyond the minimum effect or the random-E control**"
     parts = "; ".join(
         f"{name}: {readings_words(f['step'], f['step_bins'])}, against the control's "
         f"{readings_words(f['control'], f['control_bins'])}"
