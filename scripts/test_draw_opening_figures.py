@@ -36,10 +36,16 @@ def test_a_replaced_image_an_edited_record_or_a_changed_chapter_is_stale(tmp_pat
     assert draw_opening_figures.problems([opening], record) == [
         "01_model: the PNG is not the one its record describes (edited or replaced by hand)"
     ]
+    assert draw_opening_figures.problems([opening], record, rerun=True) == [
+        "01_model: the PNG is not the one its record describes (edited or replaced by hand)"
+    ], "a fresh run agrees with the recorded numbers"
     shutil.copy(draw_opening_figures.image(opening), png)
     entry = dict(entries["01_model"], numbers=dict(entries["01_model"]["numbers"], logit_great_at_300=0.9))
     record.write_text(json.dumps({"01_model": entry}))
-    assert draw_opening_figures.problems([opening], record) == ["01_model: numbers.logit_great_at_300 differs from a fresh run"]
+    assert draw_opening_figures.problems([opening], record, rerun=True) == [
+        "01_model: numbers.logit_great_at_300 differs from a fresh run"
+    ]
+    assert draw_opening_figures.problems([opening], record) == [], "without a rerun the numbers are not compared"
     # a chapter whose cell changes (here: its vocabulary) makes the figure stale
     original = draw_opening_figures.chapter_cells
     monkeypatch.setattr(
@@ -48,9 +54,23 @@ def test_a_replaced_image_an_edited_record_or_a_changed_chapter_is_stale(tmp_pat
         lambda o: [s.replace('"great": [1.0, 1.0,', '"great": [1.0, 0.9,') for s in original(o)],
     )
     record.write_text(json.dumps({"01_model": entries["01_model"]}))
-    found = draw_opening_figures.problems([opening], record)
+    found = draw_opening_figures.problems([opening], record, rerun=True)
     assert "01_model: chapter_cells_sha256 differs from a fresh run" in found
     assert "01_model: numbers.logit_great_at_300 differs from a fresh run" in found
+    assert draw_opening_figures.problems([opening], record) == ["01_model: chapter_cells_sha256 differs from a fresh run"]
+
+
+def test_a_changed_record_makes_a_figure_that_reads_it_stale(tmp_path, monkeypatch):
+    opening = next(o for o in draw_opening_figures.OPENINGS if o.chapter == "06_imdb")
+    assert opening.records == ("imdb-one_layer-joint.fast.json",)
+    before = draw_opening_figures.code_sha256(opening, ["x = 1"])
+    copy = tmp_path / "records"
+    copy.mkdir()
+    (copy / opening.records[0]).write_text((draw_opening_figures.RECORDS / opening.records[0]).read_text() + " ")
+    monkeypatch.setattr(draw_opening_figures, "RECORDS", copy)
+    after = draw_opening_figures.code_sha256(opening, ["x = 1"])
+    assert after["records_sha256"] != before["records_sha256"]
+    assert after["chapter_cells_sha256"] == before["chapter_cells_sha256"]
 
 
 def test_running_a_chapter_s_cells_leaves_the_scale_glue_and_show_as_they_were(monkeypatch):
