@@ -104,7 +104,10 @@ def test_headlines_choose_their_words(records):
     one_layer("frozen_random", 1.0, 1.0, _scores("U-shaped", 0.0, -0.25, 0.21), accuracy=0.7)
     lines = df.headlines("fast")
     assert lines[0].startswith("- **The spread reduction reverses** for E_s . v:")
-    assert "shows no U beyond the minimum effect or the random-E control" in lines[1] and "IMDB: 1 flat, against the control's 1 U-shaped" in lines[1]
+    assert (
+        "shows no U beyond the minimum effect or the random-E control" in lines[1]
+        and "IMDB: 1 flat, against the control's 1 U-shaped" in lines[1]
+    )
     assert "trained 85.0 % (one seed) against frozen 70.0 % (one seed)" in lines[2]
     one_layer("one_step_frozen", 0.5, 0.5, _scores("U-shaped", 0.0, -0.3, 0.22))
     lines = df.headlines("fast")
@@ -436,8 +439,8 @@ def test_headlines_in_full_over_seeds_datasets_and_diagnoses(records):
     # E_s . v: 1/2, 1/2.5, 1/2 per seed (below 1 throughout); E_s . p: 1, 2, 3 (an interval across 1)
     first = (
         "- **The spread reduction reverses** for E_s . v: on IMDB at d = 128, jointly trained over one-step per-bin "
-        "spread is E_s . v 0.47x [0.32, 0.61] over 3 seeds; E_s . p 2.00x [-0.48, 4.48] over 3 seeds, against the "
-        "rebuttal's ~8x and ~6x."
+        "spread is E_s . v 0.47x [0.32, 0.61] over 3 seeds; E_s . p 2.00x [-0.48, 4.48] over 3 seeds (best validation "
+        "epoch kept), against the rebuttal's ~8x and ~6x."
     )
     second = (
         "- **One step, then freezing, gives a U-shape in 1 of 4 runs**: read with the minimum effect (0.2, the weaker "
@@ -662,3 +665,23 @@ def test_the_global_reason_ends_with_what_the_finer_discretisation_found(records
     reason = df.why_differs("global", "fast")
     assert reason == f"{df.global_sentence('fast')} [ours] {df.finer_discretisation_reason('fast')}"
     assert df.finer_discretisation_reason("fast") and df.finer_discretisation_reason("fast") in reason
+
+
+def test_the_spread_headline_adds_the_longest_converged_budget(records):
+    spreads, converged = converged_pair()
+    assert df.converged_clause("fast") == "", "no diagnosis records: no clause"
+    write_record("diagnosis-spread_readings", "fast", protocol="p", settings={}, metrics=spreads)
+    assert df.converged_clause("fast") == "", "the converged record is missing"
+    write_record("diagnosis-converged_joint", "fast", protocol="p", settings={}, metrics=converged)
+    # the longest budget is 32 (not "8", the last in string order); 12.0 / 0.5 and 1.6 / 1.0 against the 2.0 step
+    assert df.converged_clause("fast") == (
+        " Trained to the end of 32 epochs instead (one seed; chapter 13), the raw ratio against the 2.0 eta* step is "
+        "24.0x for E_s . v and 1.6x for E_s . p."
+    )
+    del spreads["one_step"]["2.0"]
+    spreads["one_step"]["8.0"] = {"values": {"raw": 0.0}, "scores": {"raw": 0.0}}
+    write_record("diagnosis-spread_readings", "fast", protocol="p", settings={}, metrics=spreads)
+    assert df.converged_clause("fast") == (
+        " Trained to the end of 32 epochs instead (one seed; chapter 13), the raw ratio against the 0.5 eta* step is "
+        "3.0x for E_s . v and 1.1x for E_s . p."
+    ), "without the 2.0 step the smallest step is the reference"
