@@ -116,7 +116,7 @@ def test_every_element_of_the_figure():
     from matplotlib.colors import to_rgba
     from matplotlib.markers import MarkerStyle
 
-    points = np.array([[1.0, 0.0], [0.0, 2.0], [3.0, 3.0]])  # the third point is not a support point
+    points = np.array([[3.0, 3.0], [1.0, 0.0], [0.0, 2.0]])  # the first point is not a support point
     w_mm = max_margin_2d(points)
     path = logistic_direction_path(points, steps=30, lr=0.5, record=4)
     p_path = np.array([[0.0, 0.0], [-0.5, 1.0], [0.25, 4.0]])
@@ -142,7 +142,7 @@ def test_every_element_of_the_figure():
     assert turning.get_cmap().name == "Reds" and turning.get_sizes().tolist() == [14]
     assert turning.get_label() == r"$w/\|w\|$ during GD"
 
-    np.testing.assert_allclose(_offsets(support), points[:2])
+    np.testing.assert_allclose(_offsets(support), points[1:])
     assert support.get_sizes().tolist() == [80] and support.get_label() == "support"
     assert support.get_facecolor().shape[0] == 0 or support.get_facecolor()[0][3] == 0  # hollow
     np.testing.assert_allclose(support.get_edgecolor()[0], to_rgba("k"))
@@ -196,4 +196,14 @@ def test_points_given_as_exact_fractions_are_read_as_float64():
     plot_selection_geometry(left, right, exact, [[1.0, 0.0]], [Fraction(1), Fraction(1, 2)], [[0.0, 0.0], [0.0, 1.0]])
     np.testing.assert_allclose(_offsets(left.collections[2]), UNEVEN)  # both points are support points
     np.testing.assert_allclose(left.get_lines()[0].get_xdata(), [0.0, 2.0 / np.sqrt(1.25)])
+    plt.close(fig)
+
+
+def test_support_points_are_those_on_the_margin_within_the_tolerance():
+    w_mm = [1.0, 0.5]
+    points = [[1.0 + 1.05e-5, 0.0], [0.0, 2.0 + 2.4e-5], [1.5, 0.0], [0.0, 2.0 + 3e-5]]  # w . a - 1: 1.05e-5, 1.2e-5, 0.5, 1.5e-5
+    fig, (left, right) = plt.subplots(1, 2)
+    plot_selection_geometry(left, right, points, [[1.0, 0.0]], w_mm, [[0.0, 0.0], [0.0, 1.0]])
+    # np.isclose(w . a, 1, atol=1e-6) with its default rtol 1e-5: within 1.1e-5 of 1
+    np.testing.assert_allclose(_offsets(left.collections[2]), [points[0]])
     plt.close(fig)
