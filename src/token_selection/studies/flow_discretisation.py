@@ -424,7 +424,7 @@ def plot_end_counts(axes, metrics: dict[str, Any]) -> None:
                  "label": DISCRETISATION_LABELS.get(name, name)}  # fmt: skip
         axes[0].plot([float(r) for r in ratios], [one_sided[r][name] for r in ratios], **style)
         axes[1].plot([float(r) for r in ratios], [trials - all_relevant[r][name] for r in ratios], **style)
-    for ax, title in zip(axes, ("ends one-sided", "ends off the all-relevant direction"), strict=True):
+    for ax, title in zip(axes, ("end one-sided", "end off the all-relevant direction"), strict=True):
         ax.set_xscale("log", base=2)
         ax.set_xticks([float(r) for r in ratios], ratios)
         ax.set_xlabel(r"first step $\tau = \eta/\eta^*$")

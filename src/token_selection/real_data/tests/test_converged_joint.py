@@ -95,6 +95,11 @@ def test_a_length_axis_with_distinct_models_passes_and_one_model_twice_is_refuse
         dg.check_distinct_lengths({"3": _point(3, 1.634280349), "10": _point(3, 1.634280348)})
     with pytest.raises(ValueError, match=r"budgets 8 and 16 hold the same model \(values 0.5\)"):
         dg.check_distinct_lengths({"8": _point(8, 0.5), "16": _point(16, 0.5)})
+    with pytest.raises(ValueError) as refused:
+        dg.check_distinct_lengths({"8": _point(8, 0.5), "16": _point(8, 0.25)})
+    assert (
+        str(refused.value) == "budgets 8 and 16 hold the same model (kept_epoch 8): a training-length axis needs distinct models"
+    )
 
 
 @pytest.mark.parametrize(("scale", "index"), [("fast", 0), ("full", 1)])
@@ -185,3 +190,42 @@ def test_the_converged_runner_refuses_budgets_that_return_one_model(monkeypatch)
     monkeypatch.setattr(dg, "_run", lambda *a: SimpleNamespace(test_accuracy=0.7, history=history, model=model))
     with pytest.raises(ValueError, match="budgets 3 and 10 hold the same model"):
         dg.run_converged_joint({"scale": "fast", "dataset": "imdb", "epochs": [3, 10], "plateau_drop": 0.01})
+
+
+def test_the_converged_runner_passes_the_data_the_preset_and_the_shape_rule_settings(monkeypatch):
+    preset = real_data_settings("fast", "imdb")
+    data = SimpleNamespace(train="TRAIN", vocab_size=25)
+    asked = {"load": [], "importance": [], "runs": [], "shapes": []}
+
+    def load(s, *, progress):
+        asked["load"].append((s, progress))
+        return data
+
+    def importance(train, V, *, min_count):
+        asked["importance"].append((train, V, min_count))
+        return X_TOKENS, None
+
+    def run(kind, mode, s, loaded, progress):
+        asked["runs"].append(loaded)
+        n = s.epochs
+        history = TrainingHistory(
+            list(range(1, n + 1)), [0.3] * n, [0.5] * n, [0.6, 0.7] + [0.65] * (n - 2), [1.0] * n, 2, kept_last=True
+        )
+        return SimpleNamespace(test_accuracy=0.7, history=history, model=_Scored(_values(float(s.epochs)), SCORES, [1.0]))
+
+    def shape(x, y, *, n_boot=1000, seed=0):  # classify_shape's defaults
+        asked["shapes"].append((len(x), n_boot, seed))
+        return SimpleNamespace(shape="flat", spearman=0.1, left_spearman=0.2, right_spearman=0.3)
+
+    monkeypatch.setattr(dg, "load_data", load)
+    monkeypatch.setattr(dg, "token_importance", importance)
+    monkeypatch.setattr(dg, "_run", run)
+    monkeypatch.setattr(dg, "classify_shape", shape)
+    result = dg.run_converged_joint({"scale": "fast", "dataset": "imdb", "epochs": [3, 4], "plateau_drop": 0.01})
+    assert asked["load"] == [(preset, False)]  # progress off by default
+    assert asked["importance"] == [("TRAIN", 25, preset.importance_min_count)]
+    assert asked["runs"] == [data, data]
+    assert asked["shapes"] == [(25, preset.n_boot, 0)] * 4  # values and scores of both budgets, seed 0
+    point = result["joint"]["4"]
+    assert point["validation_accuracy"] == [0.6, 0.7, 0.65, 0.65] and point["kept_epoch"] == 4 and point["best_epoch"] == 2
+    assert point["shapes"]["scores"] == {"shape": "flat", "spearman": 0.1, "left_spearman": 0.2, "right_spearman": 0.3}

@@ -238,6 +238,15 @@ def test_score_readings_of_each_kind():
     assert list(dg._score_readings("mlp", _readings_model("mlp"), data.train)) == ["E_s . p"]
 
 
+def test_score_readings_move_the_reviews_to_the_model_device():
+    """A model on a GPU gets the reviews on its device: checked on ``meta`` (shapes only), where E sits after ``to``."""
+    data = _data()
+    model = _readings_model("key_query").to("meta")
+    readings = dg._score_readings("key_query", model, data.train)
+    assert model.asked[0].device.type == "meta" and model.asked[1].device.type == "meta"
+    assert all(r.device.type == "cpu" for r in readings.values())  # the readings come back to the CPU
+
+
 def test_shape_budget_judges_every_reading_of_every_run(monkeypatch):
     datasets = {}
 

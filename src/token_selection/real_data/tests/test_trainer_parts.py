@@ -369,3 +369,61 @@ def test_the_default_learning_rate_moves_each_weight_by_0_01_on_the_first_step()
     model = _Improving([0.0, 1.0])  # better after the epoch: its parameters are kept
     train_model(model, split, split, epochs=1, device="cpu", progress=False)
     assert float(model.b.detach()) == pytest.approx(0.25 + 0.01, abs=1e-7)
+
+
+# Device placement, checked on the ``meta`` device (shapes without data, on every machine): a GPU run
+# needs the model, the training tensors, the shuffled order and the running loss all on ``device``.
+
+
+class _Placed(nn.Module):
+    """Records where the model's E and each training batch sit; logits of zeros on the batch's device."""
+
+    def __init__(self):
+        super().__init__()
+        self.E = nn.Parameter(torch.zeros(9, 2))
+        self.seen: list[tuple] = []
+
+    def logits_and_attention(self, X, mask):
+        self.seen.append((self.E.device.type, X.device.type, mask.device.type))
+        return self.E.sum() * 0 + torch.zeros(X.shape[0], device=X.device), None
+
+
+class _Stop(Exception):
+    pass
+
+
+def test_training_places_the_model_and_every_training_tensor_on_the_device(monkeypatch):
+    import sys
+
+    placed: dict[str, str] = {}
+
+    def evaluate(model, split, *, batch_size):  # evaluation moves its own batches (predict_logits); not tested here
+        frame = sys._getframe(1)  # train_model's frame, after the first epoch
+        if "total" not in frame.f_locals:
+            return 0.0, 0.5
+        for name in ("X", "mask", "y", "order", "total"):
+            placed[name] = frame.f_locals[name].device.type
+        raise _Stop
+
+    monkeypatch.setattr(trainer, "evaluate", evaluate)
+    monkeypatch.setattr(trainer, "adam", lambda parameters, lr: torch.optim.SGD(parameters, lr=lr))  # no fused kernel on meta
+    model = _Placed()
+    split = _split([1, 2, 5, 6], [0, 0, 1, 1])
+    with pytest.raises(_Stop):
+        train_model(model, split, split, epochs=1, batch_size=2, device="meta", progress=False)
+    assert placed == dict.fromkeys(("X", "mask", "y", "order", "total"), "meta")
+    assert model.seen == [("meta", "meta", "meta")] * 2
+
+
+def test_the_one_step_sees_the_model_and_the_training_tensors_on_the_device(monkeypatch):
+    placed = {}
+
+    def one_step_embeddings(model, X, y, lr, mask):
+        placed.update(E=model.E.device.type, X=X.device.type, y=y.device.type, mask=mask.device.type, lr=lr)
+        raise _Stop
+
+    monkeypatch.setattr(trainer, "one_step_embeddings", one_step_embeddings)
+    split = _uneven_split()
+    with pytest.raises(_Stop):
+        one_step_then_freeze(OneLayerAttention(8, 4), split, split, step_lr=0.5, device="meta")
+    assert placed == {"E": "meta", "X": "meta", "y": "meta", "mask": "meta", "lr": 0.5}

@@ -264,3 +264,183 @@ def test_a_record_under_any_other_nested_setting_is_stale(tmp_path, monkeypatch,
         assert read_record("flow_discretisation", scale, settings=settings) is None, (group, key)
     write_record("flow_discretisation", scale, protocol="p", settings=settings, metrics={})
     assert read_record("flow_discretisation", scale, settings=settings) is not None
+
+
+def test_the_settings_values_are_those_the_protocol_states():
+    fast, full = fd.flow_settings("fast"), fd.flow_settings("full")
+    assert fast["ode"] == {"method": "RK45", "rtol": 1e-6, "atol": 1e-8}
+    assert full["ode"] == {"method": "RK45", "rtol": 1e-8, "atol": 1e-10}
+    assert "(fast: rtol 1e-6, atol 1e-8; full: rtol 1e-8, atol 1e-10)" in fd.FLOW_PROTOCOL
+    for settings, scale in ((fast, "fast"), (full, "full")):
+        assert settings["refinements"] == [1, 10]  # euler_10 in the protocol
+        assert set(settings["ch10"]) == {"n", "T", "vocab_size", "delta", "data_seed", "d", "eta_ratios", "seeds", "steps", "lr"}
+        assert settings["seeds"] == sorted(set(global_local_settings(scale)["seeds"]) | set(range(20)))
+        assert fd.discretisations(settings) == ["euler_1", "euler_10", "rk45"]
+    assert fd.discretisations({"refinements": [1, 4, 100]}) == ["euler_1", "euler_4", "euler_100", "rk45"]
+
+
+def test_more_bad_input_is_named(tiny):
+    _, _, E, v, X, y, p0 = tiny
+    with pytest.raises(ValueError, match=r"X must hold int64 token ids in \[0, 12\), got torch.int64 in \[-1, 10\]"):
+        fd.flow_batch(E, v, X - 1, y, p0, steps=1, lr=0.1)
+    with pytest.raises(ValueError, match=r"X must hold int64 token ids in \[0, 12\), got torch.int32"):
+        fd.flow_batch(E, v, X.int(), y, p0, steps=1, lr=0.1)
+    with pytest.raises(ValueError, match=r"X must have shape \(B, n, T\) and y \(B, n\) with B = 2"):
+        fd.flow_batch(E, v, X, y[:, :-1], p0, steps=1, lr=0.1)
+    with pytest.raises(ValueError, match=r"X must have shape \(B, n, T\)"):
+        fd.flow_batch(E, v, X[:1], y[:1], p0, steps=1, lr=0.1)
+    with pytest.raises(ValueError, match=r"v and p0 must have shape \(2, 16\), got \(2, 16\) and \(2, 3\)"):
+        fd.flow_batch(E, v, X, y, p0[:, :3], steps=1, lr=0.1)
+    with pytest.raises(ValueError, match=r"E must have shape \(B, V, d\), got \(12, 16\)"):
+        fd.flow_batch(E[0], v, X, y, p0, steps=1, lr=0.1)
+    with pytest.raises(ValueError, match="steps must be an integer >= 0, got 1.5"):
+        fd.flow_batch(E, v, X, y, p0, steps=1.5, lr=0.1)
+    ends, taken = fd.flow_batch(E, v, X, y.double(), p0.float(), steps=2.0, lr=1e-3)  # float labels and starts are read
+    assert ends.dtype == torch.float64 and taken.tolist() == [2, 2]
+    for length, rtol, atol in ((0.0, 1e-6, 1e-8), (1.0, 1e-6, 0.0), (-1.0, 1e-6, 1e-8)):
+        with pytest.raises(ValueError, match=f"length, rtol and atol must be > 0, got {length}, {rtol}, {atol}"):
+            fd.flow_ode(E[0], v[0], X[0], y[0], p0[0], length=length, rtol=rtol, atol=atol)
+    with pytest.raises(ValueError, match=r"E must be \(V, d\), v and p0 \(d,\)"):
+        fd.flow_ode(E, v[0], X[0], y[0], p0[0], length=1.0, rtol=1e-6, atol=1e-8)
+    with pytest.raises(ValueError, match=r"E must be \(V, d\), v and p0 \(d,\)"):
+        fd.flow_ode(E[0], v[0, :3], X[0], y[0], p0[0], length=1.0, rtol=1e-6, atol=1e-8)
+
+
+def test_one_euler_step_by_hand(tiny):
+    """One step moves p by lr along minus the unit gradient of the logistic loss of the attention model, in float64."""
+    data, cases, E, v, X, y, p0 = tiny
+    model = CLSAttention(12, 16, dtype=torch.float64)
+    model.load_state_dict(cases[0].model.state_dict())
+    p = p0[0].double().clone().requires_grad_(True)
+    scores = (model.E.detach() @ p)[data.X]
+    f = (torch.softmax(scores, dim=1) * (model.E.detach() @ model.v.detach())[data.X]).sum(1)
+    loss = torch.log1p(torch.exp(-data.y.double() * f)).mean()
+    (grad,) = torch.autograd.grad(loss, p)
+    ends, taken = fd.flow_batch(E[:1], v[:1], X[:1], y[:1], p0[:1], steps=1, lr=0.25)
+    assert taken.tolist() == [1]
+    assert torch.allclose(ends[0], p0[0].double() - 0.25 * grad / grad.norm(), rtol=0, atol=1e-12)
+
+
+def test_the_solver_budget_counts_field_evaluations(tiny):
+    _, _, E, v, X, y, p0 = tiny
+    # RK45 spends 2 evaluations choosing its first step, then 6 a step: 32 after 5 steps, 38 after 6
+    at = fd.flow_ode(E[0], v[0], X[0], y[0], p0[0], length=50.0, rtol=1e-10, atol=1e-12, max_evaluations=32)
+    assert at["stop"] == "budget" and at["evaluations"] == 38  # 32 is not past the budget of 32
+    past = fd.flow_ode(E[0], v[0], X[0], y[0], p0[0], length=50.0, rtol=1e-10, atol=1e-12, max_evaluations=31)
+    assert past["evaluations"] == 32 and 0 < past["median_step"] < past["arc_length"] < at["arc_length"]
+    short = fd.flow_ode(E[0], v[0], X[0], y[0], p0[0], length=0.5, rtol=1e-6, atol=1e-8)
+    assert short["p"].dtype == torch.float64 and short["evaluations"] > 8 and 0 < short["median_step"] < 0.5
+
+
+def test_the_counts_of_ends_carry_wilson_intervals():
+    from token_selection.studies.intervals import wilson_interval
+
+    counts = fd._counts(["one_sided", "all_relevant", "one_sided", "other", "one_sided"])
+    assert counts == {
+        "trials": 5,
+        "all_relevant": {"count": 1, "ci95": list(wilson_interval(1, 5))},
+        "one_sided": {"count": 3, "ci95": list(wilson_interval(3, 5))},
+        "other": {"count": 1, "ci95": list(wilson_interval(1, 5))},
+    }
+
+
+def test_the_runners_record_every_run_consistently():
+    settings = _tiny_settings()
+    metrics = fd.run_flow_discretisation(settings, track=lambda items, total: list(items)[:total])
+    entry = metrics["ch10"]["8"]
+    assert list(metrics["ch10"]) == ["8"] and list(entry) == ["euler_1", "euler_10", "rk45"]
+    for name, k in (("euler_1", 1), ("euler_10", 10)):
+        assert all(0 <= arc <= 40 * 0.3 + 1e-9 for arc in entry[name]["arc_length"])
+        assert all(abs(arc / (0.3 / k) - round(arc / (0.3 / k))) < 1e-6 for arc in entry[name]["arc_length"])  # whole steps
+        assert entry[name]["median_step"] == pytest.approx(0.3 / k)
+    assert 0 < entry["rk45"]["median_step"] < 12 and all(0 <= a <= 12 + 1e-9 for a in entry["rk45"]["arc_length"])
+    for name in metrics["discretisations"]:
+        assert len(entry[name]["labels"]) == len(entry[name]["cos_all_relevant"]) == 2
+        assert entry[name]["trials"] == 2
+        ch4 = metrics["ch4"][name]
+        assert set(ch4) == {
+            "cos",
+            "selects",
+            "one_class",
+            "reached",
+            "failed_seeds",
+            "one_class_seeds",
+            "arc_length",
+            "median_step",
+        }
+        assert ch4["failed_seeds"] == [seed for seed, ok in zip((0, 1), ch4["reached"], strict=True) if not ok]
+        assert ch4["one_class_seeds"] == [
+            s for s, ok, one in zip((0, 1), ch4["reached"], ch4["one_class"], strict=True) if not ok and one
+        ]
+        assert all(sel or not ok for sel, ok in zip(ch4["selects"], ch4["reached"], strict=True))
+        assert all(isinstance(flag, bool) for flag in ch4["selects"] + ch4["one_class"] + ch4["reached"])
+    assert metrics["ch4"]["euler_10"]["median_step"] == pytest.approx(0.1)
+    assert metrics["ch4"]["euler_10"]["arc_length"][1] == pytest.approx(30.0)
+
+
+def test_a_four_seed_case_that_fails_and_one_that_does_not():
+    """Chapter 4's judgement inside the runner: the seeds' selection and cosines follow judge_run."""
+    settings = _tiny_settings()
+    settings["ch4"] = {"seeds": [0, 1], "steps": 2, "lr": 1.0}  # two steps from p = 0: far from the max-margin direction
+    out = fd._chapter4(settings)["euler_1"]
+    assert out["reached"] == [False, False] and out["failed_seeds"] == [0, 1]
+    assert all(c < DIRECTION_COSINE for c in out["cos"])
+
+
+def test_the_reason_counts_chapter_4s_seeds_when_the_record_has_them(tmp_path, monkeypatch):
+    monkeypatch.setenv(RECORDS_VARIABLE, str(tmp_path))
+    metrics = _metrics({"8": [4, 4, 3]}, ([1, 11], [1, 4, 11]))
+    metrics["ch4"]["euler_1"]["cos"] = [0.5] * 20
+    write_record("flow_discretisation", "fast", protocol="p", settings=fd.flow_settings("fast"), metrics=metrics)
+    reason = fd.finer_discretisation_reason("fast")
+    assert "chapter 4's seeds fail in 3 of 20 instead of 2 (1, 4 and 11)" in reason
+    assert reason.startswith(
+        "With the flow of p followed by an adaptive solver (RK45), random starts end one-sided in 3 of 24 seeds "
+        "at 8 η* (4 with the chapters' step)"
+    )
+    metrics = _metrics({"4": [0, 0, 0]}, ([], []))
+    write_record("flow_discretisation", "fast", protocol="p", settings=fd.flow_settings("fast"), metrics=metrics)
+    reason = fd.finer_discretisation_reason("fast")
+    assert "chapter 4's failing seeds (none) fail alike, no step multiple has a one-sided end at the chapters' step." in reason
+    assert fd._listed([3]) == "3" and fd._listed([3, 5]) == "3 and 5" and fd._listed([]) == "none"
+    monkeypatch.setenv(RECORDS_VARIABLE, str(tmp_path / "empty"))
+    assert fd.finer_discretisation_reason("full") == (
+        "The one-sided ends have not been checked against a finer discretisation of the flow at the full scale "
+        "(no current record; python scripts/run_studies.py --scale full --only flow_discretisation)."
+    )
+
+
+def test_every_element_of_the_figure():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    metrics = _metrics({"8": [4, 3, 2], "16": [14, 13, 12], "4": [1, 1, 0]}, ([1], [1]))
+    metrics["discretisations"] = ["euler_1", "euler_10", "rk45", "euler_100"]
+    for entry in metrics["ch10"].values():
+        entry["euler_100"] = entry["rk45"]
+    fig, axes = plt.subplots(1, 2)
+    fd.plot_end_counts(axes, metrics)
+    for ax in axes:
+        lines = ax.get_lines()
+        assert [line.get_marker() for line in lines] == ["o", "s", "^", "o"]
+        assert [line.get_linestyle() for line in lines] == ["-", "--", ":", "-"]
+        assert all(line.get_linewidth() == 1.5 for line in lines)
+        assert [line.get_label() for line in lines] == [
+            "the chapters' step",
+            "10 times shorter steps",
+            "adaptive RK45",
+            "euler_100",
+        ]
+        assert all(list(line.get_xdata()) == [4.0, 8.0, 16.0] for line in lines)
+        assert ax.get_xscale() == "log" and ax.xaxis.get_transform().base == 2
+        assert list(ax.get_xticks()) == [4.0, 8.0, 16.0] and [t.get_text() for t in ax.get_xticklabels()] == ["4", "8", "16"]
+        assert ax.get_xlabel() == r"first step $\tau = \eta/\eta^*$" and ax.get_ylabel() == "random starts (of 24)"
+        assert ax.get_ylim() == (-0.5, 24.5)
+    assert [line.get_ydata().tolist() for line in axes[0].get_lines()][0] == [1, 4, 14]
+    assert [line.get_ydata().tolist() for line in axes[1].get_lines()][2] == [0, 2, 12]
+    assert axes[0].get_title() == "Random starts that end one-sided"
+    assert axes[1].get_title() == "Random starts that end off the all-relevant direction"
+    assert axes[0].get_legend().get_texts()[0].get_fontsize() == 8 and axes[1].get_legend() is None
+    plt.close(fig)

@@ -57,3 +57,153 @@ def test_the_figure_draws_both_panels_and_checks_w_mm():
     with pytest.raises(ValueError, match="w_mm must have shape"):
         plot_selection_geometry(left, right, TOY, path, [1.0, 1.0, 1.0], [[0.0, 0.0]])
     plt.close(fig)
+
+
+# Uneven fixtures: two points of different lengths (the direction turns after the first step), and a
+# path of p whose coordinates are not symmetric, so every scale and limit of the figure is checked.
+UNEVEN = np.array([[1.0, 0.0], [0.0, 2.0]])
+
+
+def _sigmoid_of_minus(m: float) -> float:
+    return 1.0 / (1.0 + np.exp(m))
+
+
+def test_the_first_two_steps_of_gradient_descent_by_hand():
+    lr = 0.3
+    path = logistic_direction_path(UNEVEN, steps=2, lr=lr, record=2)  # records steps 1 and 2
+    w1 = lr * 0.5 * UNEVEN.sum(0)  # every margin is 0 at w = 0: each point pulls with 1/2
+    m1, m2 = UNEVEN @ w1
+    w2 = w1 + lr * (UNEVEN[0] * _sigmoid_of_minus(m1) + UNEVEN[1] * _sigmoid_of_minus(m2))
+    np.testing.assert_allclose(path, [w1 / np.linalg.norm(w1), w2 / np.linalg.norm(w2)], rtol=0, atol=1e-12)
+
+
+def test_directions_are_recorded_at_log_spaced_steps():
+    steps, lr = 100, 0.2
+    marks = sorted(set(np.unique(np.geomspace(1, steps, 5).astype(int)).tolist()))
+    assert marks == [1, 3, 10, 31, 100]
+    path = logistic_direction_path(UNEVEN, steps=steps, lr=lr, record=5)
+    assert path.shape == (5, 2)
+    for row, step in zip(path, marks, strict=True):  # record=2 keeps steps 1 and `step`: the last is the step's direction
+        np.testing.assert_allclose(row, logistic_direction_path(UNEVEN, steps=step, lr=lr, record=2)[-1], atol=1e-12)
+    default = logistic_direction_path(UNEVEN, steps=1000, lr=lr)  # record=40 by default
+    assert len(default) == len(np.unique(np.geomspace(1, 1000, 40).astype(int)))
+    assert len(default) != len(np.unique(np.geomspace(1, 1000, 41).astype(int)))
+
+
+def test_record_one_keeps_the_first_step_and_record_zero_is_refused():
+    path = logistic_direction_path(UNEVEN, steps=10, lr=0.1, record=1)
+    np.testing.assert_allclose(path, [UNEVEN.sum(0) / np.linalg.norm(UNEVEN.sum(0))])
+    with pytest.raises(ValueError, match=r"record >= 1; got 10, 0.1, 0"):
+        logistic_direction_path(UNEVEN, steps=10, lr=0.1, record=0)
+    with pytest.raises(ValueError, match=r"lr > 0"):
+        logistic_direction_path(UNEVEN, steps=10, lr=-0.1)
+    with pytest.raises(ValueError, match=r"points must have shape \(K, 2\) with K >= 1, got \(3, 3\)"):
+        max_margin_2d(np.zeros((3, 3)))
+
+
+def test_max_margin_of_uneven_points():
+    w = max_margin_2d(UNEVEN)
+    np.testing.assert_allclose(w, [1.0, 0.5], atol=1e-6)  # both constraints tight: w . a_k = 1
+    single = max_margin_2d([[0.0, 4.0]])
+    np.testing.assert_allclose(single, [0.0, 0.25], atol=1e-6)
+
+
+def _offsets(collection) -> np.ndarray:
+    return np.asarray(collection.get_offsets(), dtype=np.float64)
+
+
+def test_every_element_of_the_figure():
+    from matplotlib.colors import to_rgba
+    from matplotlib.markers import MarkerStyle
+
+    points = np.array([[3.0, 3.0], [1.0, 0.0], [0.0, 2.0]])  # the first point is not a support point
+    w_mm = max_margin_2d(points)
+    path = logistic_direction_path(points, steps=30, lr=0.5, record=4)
+    p_path = np.array([[0.0, 0.0], [-0.5, 1.0], [0.25, 4.0]])
+    fig, (left, right) = plt.subplots(1, 2)
+    plot_selection_geometry(left, right, points, path, w_mm, p_path)
+    scale = 3.0
+    unit = w_mm / np.linalg.norm(w_mm)
+
+    dots, turning, support, origin = left.collections
+    np.testing.assert_allclose(_offsets(dots), points)
+    assert dots.get_sizes().tolist() == [18]
+    np.testing.assert_allclose(dots.get_facecolor()[0], to_rgba("tab:gray"))
+    assert dots.get_label() == r"points $a = E_r - E_x$"
+
+    (direction,) = left.get_lines()
+    np.testing.assert_allclose(direction.get_xdata(), [0, scale * unit[0]])
+    np.testing.assert_allclose(direction.get_ydata(), [0, scale * unit[1]])
+    assert direction.get_linestyle() == "--" and direction.get_linewidth() == 2
+    assert to_rgba(direction.get_color()) == to_rgba("k") and direction.get_label() == "max-margin direction"
+
+    np.testing.assert_allclose(_offsets(turning), 0.6 * scale * path)
+    np.testing.assert_allclose(turning.get_array(), np.linspace(0.2, 1.0, len(path)))
+    assert turning.get_cmap().name == "Reds" and turning.get_sizes().tolist() == [14]
+    assert turning.get_label() == r"$w/\|w\|$ during GD"
+
+    np.testing.assert_allclose(_offsets(support), points[1:])
+    assert support.get_sizes().tolist() == [80] and support.get_label() == "support"
+    assert support.get_facecolor().shape[0] == 0 or support.get_facecolor()[0][3] == 0  # hollow
+    np.testing.assert_allclose(support.get_edgecolor()[0], to_rgba("k"))
+
+    np.testing.assert_allclose(_offsets(origin), [[0.0, 0.0]])
+    np.testing.assert_allclose(origin.get_facecolor()[0], to_rgba("k"))
+    plus = MarkerStyle("+")
+    np.testing.assert_allclose(origin.get_paths()[0].vertices, plus.get_path().transformed(plus.get_transform()).vertices)
+
+    assert left.get_aspect() == 1.0
+    assert left.get_title() == "Logistic regression turns to the max-margin direction"
+    legend = left.get_legend()
+    assert [t.get_text() for t in legend.get_texts()] == [
+        r"points $a = E_r - E_x$", "max-margin direction", r"$w/\|w\|$ during GD", "support",
+    ]  # fmt: skip
+    assert legend.get_texts()[0].get_fontsize() == 7 and legend._loc == 3  # 3: "lower left"
+
+    trail, axis = right.get_lines()
+    np.testing.assert_allclose(np.c_[trail.get_xdata(), trail.get_ydata()], p_path)
+    assert trail.get_marker() == "o" and trail.get_linestyle() == "-" and trail.get_markersize() == 3
+    assert to_rgba(trail.get_color()) == to_rgba("tab:red")
+    assert list(axis.get_xdata()) == [0, 0] and axis.get_linewidth() == 0.8 and to_rgba(axis.get_color()) == to_rgba("k")
+    reach = 4.0
+    assert right.get_xlim() == pytest.approx((-0.5 * reach, 0.5 * reach))
+    assert right.get_ylim() == pytest.approx((-0.05 * reach, 1.05 * reach))
+    assert right.get_aspect() == 1.0
+    assert right.get_xlabel() == r"$p\cdot\hat v$" and right.get_ylabel() == r"$p\cdot\hat p_{\mathrm{mm}}$"
+    assert right.get_title() == r"p during training: along $p_{\mathrm{mm}}$, orthogonal to $v$"
+    plt.close("all")
+
+
+def test_a_path_of_p_that_never_moves_still_gets_limits():
+    fig, (left, right) = plt.subplots(1, 2)
+    plot_selection_geometry(left, right, UNEVEN, [[1.0, 0.0]], [1.0, 0.5], np.zeros((3, 2)))
+    assert right.get_xlim() == pytest.approx((-0.5e-12, 0.5e-12), rel=1e-6, abs=0)
+    assert right.get_ylim() == pytest.approx((-0.05e-12, 1.05e-12), rel=1e-6, abs=0)
+    with pytest.raises(ValueError, match=r"w_mm must have shape \(2,\), got \(1, 2\)"):
+        plot_selection_geometry(left, right, UNEVEN, [[1.0, 0.0]], [[1.0, 0.5]], np.zeros((3, 2)))
+    with pytest.raises(ValueError, match="points must have shape"):
+        plot_selection_geometry(left, right, UNEVEN, [[1.0, 0.0]], [1.0, 0.5], np.zeros(3))
+    plt.close(fig)
+
+
+def test_points_given_as_exact_fractions_are_read_as_float64():
+    from fractions import Fraction
+
+    exact = [[Fraction(1), Fraction(0)], [Fraction(0), Fraction(2)]]
+    np.testing.assert_allclose(logistic_direction_path(exact, steps=5, lr=0.3), logistic_direction_path(UNEVEN, steps=5, lr=0.3))
+    np.testing.assert_allclose(max_margin_2d(exact), [1.0, 0.5], atol=1e-6)
+    fig, (left, right) = plt.subplots(1, 2)
+    plot_selection_geometry(left, right, exact, [[1.0, 0.0]], [Fraction(1), Fraction(1, 2)], [[0.0, 0.0], [0.0, 1.0]])
+    np.testing.assert_allclose(_offsets(left.collections[2]), UNEVEN)  # both points are support points
+    np.testing.assert_allclose(left.get_lines()[0].get_xdata(), [0.0, 2.0 / np.sqrt(1.25)])
+    plt.close(fig)
+
+
+def test_support_points_are_those_on_the_margin_within_the_tolerance():
+    w_mm = [1.0, 0.5]
+    points = [[1.0 + 1.05e-5, 0.0], [0.0, 2.0 + 2.4e-5], [1.5, 0.0], [0.0, 2.0 + 3e-5]]  # w . a - 1: 1.05e-5, 1.2e-5, 0.5, 1.5e-5
+    fig, (left, right) = plt.subplots(1, 2)
+    plot_selection_geometry(left, right, points, [[1.0, 0.0]], w_mm, [[0.0, 0.0], [0.0, 1.0]])
+    # np.isclose(w . a, 1, atol=1e-6) with its default rtol 1e-5: within 1.1e-5 of 1
+    np.testing.assert_allclose(_offsets(left.collections[2]), [points[0]])
+    plt.close(fig)
