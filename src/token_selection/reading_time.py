@@ -48,7 +48,7 @@ HIDDEN_TAGS = ("remove-cell", "remove-input", "hide-input", "hide-cell")
 
 _DISPLAY_DOLLARS = re.compile(r"\$\$.*?\$\$", re.DOTALL)
 _MATH_DIRECTIVE = re.compile(r"^(`{3,}|:{3,})\{math\}.*?^\1\s*$", re.DOTALL | re.MULTILINE)
-_CODE_BLOCK = re.compile(r"^(`{3,})(?!\{)[^\n]*\n.*?^\1\s*$", re.DOTALL | re.MULTILINE)
+_FENCE_LINE = re.compile(r"^(`{3,}|:{3,})(.*)$")
 _INLINE_MATH = re.compile(r"\$[^$\n]+\$")
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _OPTION = re.compile(r"^:[\w-]+:.*$", re.MULTILINE)
@@ -77,6 +77,35 @@ def _cell_dict(cell: Any) -> tuple[str, str, list[str]]:
     return cell["cell_type"], source, list(cell.get("metadata", {}).get("tags", []))
 
 
+def _without_code_blocks(text: str) -> str:
+    """``text`` with every fenced code block (a backtick fence whose info string is not a ``{directive}``) removed.
+
+    Fences are matched as a stack, line by line: a bare fence closes the innermost open block, so the closing fence
+    of one directive is never read as the opening of a code block (which would drop the words up to the next fence).
+    """
+    kept, stack = [], []  # stack: (fence, is_code) of each open block
+    for line in text.split("\n"):
+        match = _FENCE_LINE.match(line)
+        if stack and stack[-1][1]:  # inside a code block only its own closing fence counts
+            if match and match.group(1) == stack[-1][0] and not match.group(2).strip():
+                stack.pop()
+            kept.append("")
+            continue
+        if match is None:
+            kept.append(line)
+            continue
+        fence, rest = match.group(1), match.group(2).strip()
+        if stack and fence == stack[-1][0] and not rest:
+            stack.pop()
+        else:
+            stack.append((fence, fence.startswith("`") and not rest.startswith("{")))
+            if stack[-1][1]:
+                kept.append("")
+                continue
+        kept.append(line)
+    return "\n".join(kept)
+
+
 def count_markdown(text: str) -> tuple[int, int]:
     """(words, display equations) of one Markdown text, by the rules of the module docstring."""
     text = _COMMENT.sub(" ", text)
@@ -84,7 +113,7 @@ def count_markdown(text: str) -> tuple[int, int]:
     equations = len(_DISPLAY_DOLLARS.findall(text)) + len(_MATH_DIRECTIVE.findall(text))
     text = _DISPLAY_DOLLARS.sub(" ", text)
     text = _MATH_DIRECTIVE.sub(" ", text)
-    text = _CODE_BLOCK.sub(" ", text)
+    text = _without_code_blocks(text)
     text = _INLINE_MATH.sub(" x ", text)
     text = _OPTION.sub(" ", text)
     text = _FENCE.sub(" ", text)
