@@ -258,3 +258,57 @@ def test_share_of_seeds_with_other_bounds_states_them():
     for bad in ({"reproduced": 0.5, "partly": 0.6}, {"reproduced": 1.1}, {"partly": -0.1}):
         with pytest.raises(ValueError, match="need 0 <= partly <= reproduced <= 1"):
             ShareOfSeeds(**bad)
+
+
+def test_shape_is_judges_the_readings_and_leaves_out_seeds_that_do_not_select():
+    rule = ShapeIs("U-shaped")
+    value = {"shape": "U-shaped", "shapes": ["U-shaped", "U-shaped", "U-shaped"], "readings": ["U-shaped", "flat", "U-shaped"]}
+    assert rule.judge(value) == ("partly", "the shape rule finds 2 U-shaped, 1 flat of 3 seeds (1 below the minimum effect)")
+    every = {**value, "readings": ["U-shaped"] * 3}
+    assert rule.judge(every) == ("reproduced", "the shape rule finds 'U-shaped' (3 U-shaped of 3 seeds)")
+    uniform = {**every, "selects": [True, False, True]}
+    assert rule.judge(uniform) == (
+        "partly",
+        "the shape rule finds 3 U-shaped of 3 seeds; attention near uniform in 1 seeds",
+    )
+    # a record that kept seed 0's spread alone: the other seeds are judged on their shapes
+    assert rule.judge({**every, "selects": [True]}) == ("reproduced", "the shape rule finds 'U-shaped' (3 U-shaped of 3 seeds)")
+    assert rule.judge({**every, "selects": [False]})[0] == "partly", "seed 0 does not select; seeds 1 and 2 count"
+    none = {**every, "selects": [False, False, False]}
+    assert rule.judge(none) == (
+        "not reproduced",
+        "the shape rule finds 3 U-shaped of 3 seeds, not 'U-shaped'; attention near uniform in 3 seeds",
+    )
+    assert rule.judge({"shape": "U-shaped", "shapes": ["U-shaped", "flat"]}) == (
+        "partly",
+        "the shape rule finds 1 U-shaped, 1 flat of 2 seeds",
+    ), "without readings the tested shapes are judged"
+    with pytest.raises(ValueError):
+        rule.judge({"shape": "U-shaped", "shapes": ["U-shaped"], "readings": ["U-shaped", "flat"]})
+
+
+def test_weaker_trend_with_bins_needs_both_readings_lower():
+    rule = WeakerTrend("the one-layer model")
+    both = {"ours": [0.5, 0.6], "reference": [0.8, 0.9], "bins": [0.7, 0.99]}
+    assert rule.judge(both) == (
+        "reproduced",
+        "[+0.50, +0.60] against [+0.80, +0.90] over tokens (wholly below); on the 20 bin means +0.70 against +0.99 (lower)",
+    )
+    equal_bins = {**both, "bins": [1.0, 1.0]}
+    assert rule.judge(equal_bins) == (
+        "partly",
+        "[+0.50, +0.60] against [+0.80, +0.90] over tokens (wholly below); on the 20 bin means +1.00 against +1.00 "
+        "(not lower: the bin means are as monotone)",
+    )
+    touching = {"ours": [0.5, 0.8], "reference": [0.8, 0.9], "bins": [0.5, 0.6]}
+    assert rule.judge(touching) == (
+        "partly",
+        "[+0.50, +0.80] against [+0.80, +0.90] over tokens (lower, but the intervals overlap); on the 20 bin means "
+        "+0.50 against +0.60 (lower)",
+    ), "an interval ending on the reference's start is not wholly below"
+    neither = {"ours": [0.8, 0.95], "reference": [0.8, 0.9], "bins": [0.6, 0.6]}
+    assert rule.judge(neither) == (
+        "not reproduced",
+        "[+0.80, +0.95] against [+0.80, +0.90] over tokens (not lower); on the 20 bin means +0.60 against +0.60 "
+        "(not lower: the bin means are as monotone)",
+    )
