@@ -8,8 +8,8 @@
    kernel start, as Colab does, so each chapter's first cell takes its Colab branch.
 3. Each chapter is copied alone into an empty folder (Colab opens a notebook without the
    repository around it) and run under nbval. Its first cell installs the course exactly as in
-   Colab (with uv, which Colab's image has, when one is on ``PATH``; with pip otherwise), with
-   ``COURSE_PACKAGE`` pointing at a copy of the working tree instead of the repository address.
+   Colab (its ``pip install`` line), with ``COURSE_PACKAGE`` pointing at a copy of the working
+   tree instead of the repository address.
 4. Afterwards every package of the list must still have Colab's version: the course's ranges
    must not make the installer replace what Colab already has.
 
