@@ -123,14 +123,20 @@ def _curve(x: torch.Tensor, quantity: torch.Tensor, n_boot: int, seed: int) -> d
     }
 
 
+def _attention_vector(model: nn.Module) -> torch.Tensor | None:
+    """The vector that scores tokens (``p``; ``p2``, the second layer's, in the two-layer model), or None."""
+    vector = getattr(model, "p", None)
+    vector = getattr(model, "p2", None) if vector is None else vector
+    return vector if isinstance(vector, torch.Tensor) else None
+
+
 def p_norm(model: nn.Module) -> float:
     """``||p||`` of the vector that scores tokens (``p``; ``p2``, the second layer's, in the two-layer model).
 
     It starts at 0 in every model of the course, so it says how far training moved the attention.
     """
-    vector = getattr(model, "p", None)
-    vector = getattr(model, "p2", None) if vector is None else vector
-    if not isinstance(vector, torch.Tensor):
+    vector = _attention_vector(model)
+    if vector is None:
         raise TypeError(f"{type(model).__name__} has no attention vector p (or p2) to measure")
     return float(vector.detach().double().norm())
 
@@ -146,7 +152,7 @@ def binary_metrics(model: nn.Module, data: EncodedReviews, *, min_count: int, n_
     x, _ = token_importance(data.train, data.vocab_size, min_count=min_count)
     with torch.no_grad():
         values, scores = model.token_values(), model.token_scores()
-    moved = {"p_norm": p_norm(model)} if any(isinstance(getattr(model, n, None), torch.Tensor) for n in ("p", "p2")) else {}
+    moved = {} if _attention_vector(model) is None else {"p_norm": p_norm(model)}
     return {
         "tokens_with_gap": int(torch.isfinite(x).sum()),
         **moved,

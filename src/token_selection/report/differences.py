@@ -10,7 +10,7 @@ diagnosis record gives the command that produces it, never a guess.
 from __future__ import annotations
 
 import math
-from collections import Counter
+from collections.abc import Iterable
 from typing import Any
 
 from ..intervals import seed_interval, show_interval
@@ -150,7 +150,7 @@ def converged_sentence(c: dict[str, Any], m: dict[str, Any], quantity: str) -> s
     budgets = sorted(c["joint"], key=float)
     steps = sorted((f for f in m["one_step"] if m["one_step"][f][quantity]["raw"]), key=float)
     ratios = {(b, f): c["joint"][b][quantity]["raw"] / m["one_step"][f][quantity]["raw"] for b in budgets for f in steps}
-    preset = "2.0" if "2.0" in steps else steps[0]
+    preset = _reference_step(steps)
     at_preset = ", ".join(f"{ratios[(b, preset)]:.2f}x after {b}" for b in budgets)
     plateau = [b for b in budgets if c["joint"][b]["plateau"]]
     near = [
@@ -179,10 +179,15 @@ def converged_sentence(c: dict[str, Any], m: dict[str, Any], quantity: str) -> s
     )
 
 
+def _reference_step(steps: Iterable[str]) -> str:
+    """The one-step size the spread sentences compare against: the preset's 2.0 eta* when measured, else the smallest."""
+    steps = sorted(steps, key=float)
+    return "2.0" if "2.0" in steps else steps[0]
+
+
 def _default_pair(m: dict[str, Any]) -> str:
     joint = sorted(m["joint"], key=float)[-1]
-    step = "2.0" if "2.0" in m["one_step"] else sorted(m["one_step"], key=float)[0]
-    return f"{joint}|{step}"
+    return f"{joint}|{_reference_step(m['one_step'])}"
 
 
 def _pair_words(key: str) -> str:
@@ -201,16 +206,13 @@ def _varies(rows: list[dict[str, Any]], fixed: tuple[str, ...]) -> bool:
 def _same_model_budgets(rows: list[dict[str, Any]]) -> list[str]:
     """For each draw, the budgets that kept the same model (equal test accuracy and equal correlation of every
     reading to 6 decimals), in words: "1 and 3 epochs of draw 0"."""
-    models: dict[tuple, list[int]] = {}
+    trainings: dict[tuple, list[dict[str, Any]]] = {}
     for r in rows:
-        key = (r["seed"], r["epochs"])
-        models.setdefault(key, [])
+        trainings.setdefault((r["seed"], r["epochs"]), []).append(r)
     fingerprints: dict[tuple, list[int]] = {}
-    for seed, epochs in sorted(models):
-        readings = sorted((r["reading"], round(float(r.get("spearman", math.nan)), 6)) for r in rows
-                          if r["seed"] == seed and r["epochs"] == epochs)  # fmt: skip
-        accuracy = next(r.get("test_accuracy") for r in rows if r["seed"] == seed and r["epochs"] == epochs)
-        fingerprints.setdefault((seed, accuracy, tuple(readings)), []).append(epochs)
+    for (seed, epochs), runs in sorted(trainings.items()):
+        readings = tuple(sorted((r["reading"], round(float(r.get("spearman", math.nan)), 6)) for r in runs))
+        fingerprints.setdefault((seed, runs[0].get("test_accuracy"), readings), []).append(epochs)
     return [
         f"{' and '.join(map(str, budgets))} epochs of draw {key[0]}"
         for key, budgets in fingerprints.items()
@@ -240,54 +242,44 @@ def shape_sentence(m: dict[str, Any], kind: str, stds: list[float] | None = None
     """The score shapes of ``kind`` over the shape-budget diagnosis's lengths and draws (``m``), the budgets that kept
     one model, and, given the kind's token-score spreads ``stds``, whether its attention selects at all."""
     rows = [r for r in m["rows"] if r["kind"] == kind]
-    by_reading: dict[str, Counter] = {}
+    by_reading: dict[str, list[str]] = {}
     for r in rows:
-        by_reading.setdefault(r["reading"], Counter())[r["shape"]] += 1
+        by_reading.setdefault(r["reading"], []).append(r["shape"])
     epochs = sorted({r["epochs"] for r in rows})
     seeds = sorted({r["seed"] for r in rows})
     trainings = len({(r["epochs"], r["seed"]) for r in rows})
     same = _same_model_budgets(rows)
     distinct = f"; {'; '.join(same)} kept the same model" if same else ""
-    readings = "; ".join(
-        f"{reading}: " + ", ".join(f"{n} {shape}" for shape, n in counts.most_common()) for reading, counts in by_reading.items()
-    )
+    readings = "; ".join(f"{reading}: {count_words(shapes)}" for reading, shapes in by_reading.items())
     measured = (
         f"[ours] Over training lengths {epochs} epochs (best validation epoch kept) and initial draws {seeds} "
         f"({trainings} trainings{distinct}; {len(by_reading)} score reading{'s' if len(by_reading) > 1 else ''} each): "
         f"{readings}."
     )
-    selection = selection_sentence(stds or [], kind)
+    return measured + selection_sentence(stds or [], kind) + " [inferred] " + _shape_budget_reading(rows)
+
+
+def _shape_budget_reading(rows: list[dict[str, Any]]) -> str:
+    """What the shape-budget rows of one kind say about the U: none, one shape throughout, or what it depends on."""
     if not any(r["shape"] == "U-shaped" for r in rows):
         return (
-            measured
-            + selection
-            + (
-                " [inferred] No run is U-shaped at these lengths and draws; the rebuttal's models and data differ from ours "
-                "in ways its text does not fix."
-            )
+            "No run is U-shaped at these lengths and draws; the rebuttal's models and data differ from ours in ways its "
+            "text does not fix."
         )
     length, draw = _varies(rows, ("seed", "reading")), _varies(rows, ("epochs", "reading"))
     if not (length or draw):
         if not _varies(rows, ("reading",)):
-            return measured + selection + " [inferred] Each reading has one shape at every training length and draw."
+            return "Each reading has one shape at every training length and draw."
         return (
-            measured
-            + selection
-            + (
-                " [inferred] A U-shape appears in some runs, but the runs whose shapes differ differ in both training "
-                "length and initial draw: these runs cannot say which of the two changes it."
-            )
+            "A U-shape appears in some runs, but the runs whose shapes differ differ in both training length and "
+            "initial draw: these runs cannot say which of the two changes it."
         )
     causes = {
         (True, True): "on both the training length and the initial draw",
         (False, True): "on the initial draw, not on the training length (for a given draw every length gives one shape)",
         (True, False): "on the training length, not on the initial draw (for a given length every draw gives one shape)",
     }[(length, draw)]
-    return (
-        measured
-        + selection
-        + (f" [inferred] A U-shape appears in some runs: the shape depends {causes}, which the rebuttal does not state.")
-    )
+    return f"A U-shape appears in some runs: the shape depends {causes}, which the rebuttal does not state."
 
 
 def accuracy_sentence(m: dict[str, Any], ours: dict[str, float]) -> str:
@@ -454,7 +446,7 @@ def converged_clause(scale: str) -> str:
     if c is None or m is None:
         return ""
     budget = sorted(c["joint"], key=float)[-1]
-    preset = "2.0" if "2.0" in m["one_step"] else sorted(m["one_step"], key=float)[0]
+    preset = _reference_step(m["one_step"])
     ratios = {
         q: c["joint"][budget][q]["raw"] / m["one_step"][preset][q]["raw"]
         for q in ("values", "scores")
@@ -540,17 +532,17 @@ def one_step_readings(dataset: str, scale: str) -> dict[str, list] | None:
     control = read_record(f"{dataset}-one_layer-frozen_random", scale)
     if step is None or control is None:
         return None
+    return _one_step_shapes(step["metrics"], control["metrics"])
+
+
+def _one_step_shapes(step: dict[str, Any], control: dict[str, Any]) -> dict[str, list]:
+    """The readings of ``one_step_readings`` from the one-step and random-E records' metrics."""
     return {
-        "step": seed_readings(step["metrics"], "scores", control["metrics"]),
-        "control": seed_readings(control["metrics"], "scores"),
-        "step_bins": bin_shapes(step["metrics"], "scores"),
-        "control_bins": bin_shapes(control["metrics"], "scores"),
+        "step": seed_readings(step, "scores", control),
+        "control": seed_readings(control, "scores"),
+        "step_bins": bin_shapes(step, "scores"),
+        "control_bins": bin_shapes(control, "scores"),
     }
-
-
-def bins_words(shapes: list[str]) -> str:
-    """ "on the 20 bin means 3 U-shaped, 2 flat", or "" when no bins were judged."""
-    return f" (on the 20 bin means {count_words(shapes)})" if shapes else ""
 
 
 def readings_words(readings: list[ShapeReading], bins: list[str] | None = None) -> str:
@@ -615,13 +607,13 @@ def arm_differences(dataset: str, scale: str = "full") -> dict[str, Any] | None:
     metrics = {names[m]: records[m]["metrics"] for m in modes}
     accuracy = {m: seed_interval(per_seed(metrics[names[m]], "test_accuracy")) for m in ("joint", "frozen_random")}
     levels = {"joint": TRAINED_ACCURACY, "frozen_random": FROZEN_ACCURACY}
-    step = seed_readings(metrics[names["one_step_frozen"]], "scores", metrics[names["frozen_random"]])
+    shapes = _one_step_shapes(metrics[names["one_step_frozen"]], metrics[names["frozen_random"]])
     return {
         "ratios": {q: std_ratio(q, dataset)(metrics) for q in ("values", "scores")},
-        "step_readings": step,
-        "control_readings": seed_readings(metrics[names["frozen_random"]], "scores"),
-        "step_bins": bin_shapes(metrics[names["one_step_frozen"]], "scores"),
-        "control_bins": bin_shapes(metrics[names["frozen_random"]], "scores"),
+        "step_readings": shapes["step"],
+        "control_readings": shapes["control"],
+        "step_bins": shapes["step_bins"],
+        "control_bins": shapes["control_bins"],
         "accuracy": accuracy,
         "gaps": {m: 100 * (accuracy[m]["value"] - levels[m]) for m in levels},
         "seeds": accuracy["joint"]["n"],
