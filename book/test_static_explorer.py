@@ -27,11 +27,21 @@ STATE = """() => {
 }"""
 
 
+DRAWN = """() => {
+  const plot = document.getElementById("ch5-explorer");
+  const shown = Array.from(plot.querySelectorAll(".annotation-text")).map((a) => a.textContent);
+  const wanted = plot.layout.annotations.map((a) => a.text.replace(/<br>/g, ""));
+  return shown.length === wanted.length && shown.every((text, i) => text === wanted[i]);
+}"""
+"""True once the annotations drawn on the page are those of ``layout.meta``'s point (plotly draws lines as tspans)."""
+
+
 def _open_explorer(open_page):
     page = open_page(PAGE)
     page.wait_for_function(
         "() => { const p = document.getElementById('ch5-explorer'); return p && p._fullLayout && p.data && p.data.length > 0; }"
     )
+    page.wait_for_function(DRAWN)
     return page
 
 
@@ -43,6 +53,8 @@ def _move(page, name: str, where: str) -> None:
     box = rail.bounding_box()
     page.mouse.click(box["x"] + (box["width"] - 3 if where == "max" else 3), box["y"] + box["height"] / 2)
     page.wait_for_function("(before) => document.getElementById('ch5-explorer').layout.meta !== before", arg=before)
+    # plotly updates layout.meta before it redraws the annotations: wait until the page shows the new point's text
+    page.wait_for_function(DRAWN)
 
 
 def test_static_explorer_slider_redraws_the_figure(built_site, open_page):
