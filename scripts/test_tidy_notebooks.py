@@ -279,3 +279,29 @@ def test_the_setup_cell_is_not_folded_for_its_asserts():
     nb = notebook()
     nb.cells[1].source = "assert True"
     assert tidy.tidy(nb, str(ROOT / "notebooks" / "probe.ipynb"), LIMIT)[0].cells[1].metadata.get("tags", []) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "quiet"),
+    [
+        ("check_exercise(f, g, cases)", True),
+        ("ts.check_spread_ratio(f)", True),
+        ("x = 1\ncheck_factor(\n    f,\n)", True),
+        ("check_exercise(f, g, cases);", False),  # already quiet
+        ("ok = check_exercise(f, g, cases)", False),  # an assignment shows nothing
+        ("print(check_exercise(f, g, cases))", False),  # not a checker call
+        ("exercise_check(f)", False),  # the name must start with check_
+        ("check_exercise(f, g, cases)\nx = 1", False),  # not the last statement
+        ("check_exercise(f,", False),  # does not parse
+        ("", False),
+    ],
+)
+def test_a_bare_checker_call_at_the_end_of_a_cell_gets_a_semicolon(source, quiet):
+    cell = new_code_cell(source)
+    assert tidy.quiet_checker(cell) is quiet
+    assert cell.source == (source + ";" if quiet else source)
+
+
+def test_tidy_quiets_a_checker_and_keeps_the_semicolon_through_ruff():
+    nb = tidied("def f(x):\n    return x\n\n\ncheck_exercise(f, f, [((1,), {})])")
+    assert nb.cells[2].source.endswith("check_exercise(f, f, [((1,), {})]);")

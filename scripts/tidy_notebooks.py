@@ -219,6 +219,28 @@ def glue_lines(source: str) -> list[int]:
     )
 
 
+def quiet_checker(cell: nbformat.NotebookNode) -> bool:
+    """End a code cell whose last statement is a bare call of a checker (``check_...(...)``) with ``;``.
+
+    A checker prints its own verdict and returns a bool; without the ``;`` Jupyter also shows that
+    bool (a stray ``True`` or ``False`` under the exercise). Returns whether the cell changed.
+    """
+    if cell.cell_type != "code" or cell.source.rstrip().endswith(";"):
+        return False
+    try:
+        tree = ast.parse(_parsable(cell.source))
+    except SyntaxError:
+        return False
+    last = tree.body[-1] if tree.body else None
+    if not (isinstance(last, ast.Expr) and isinstance(last.value, ast.Call)):
+        return False
+    name = ast.unparse(last.value.func).rsplit(".", 1)[-1]
+    if not name.startswith("check_"):
+        return False
+    cell.source = cell.source.rstrip() + ";"
+    return True
+
+
 def check_tag(cell: nbformat.NotebookNode) -> tuple[str, int] | None:
     """Fold a code cell that asserts, or that still glues after the trailing glue moved out (a call inside a loop
     or between other statements): add ``hide-input`` unless a folding tag is there, so neither an assert nor a
@@ -485,6 +507,8 @@ def tidy(
         tag = plumbing_tag(cell)
         if tag:
             report.changes.append(f"cell {index}: glue plumbing -> tag {tag!r}")
+        if quiet_checker(cell):
+            report.changes.append(f"cell {index}: ';' after its checker call, so Jupyter does not show the returned bool")
         folded = check_tag(cell)
         if folded:
             first = cell.source.split("\n")[folded[1] - 1].strip()[:50]
