@@ -42,6 +42,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import nbformat  # noqa: E402
 import numpy as np  # noqa: E402
 
+from token_selection.theory.plots import CLASS_COLORS  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
 FIGURES = ROOT / "book" / "figures" / "opening"
 RECORDS = Path(__file__).resolve().parents[1] / "src" / "token_selection" / "records"
@@ -137,8 +139,8 @@ def draw_01(ns: dict):
 def draw_02(ns: dict):
     data, frequency, alpha = ns["data"], ns["frequency"], ns["alpha"]
     fig, ax = plt.subplots(figsize=SIZE)
-    for label, name, colour in ((1, "positive-relevant", "tab:green"), (-1, "negative-relevant", "tab:red"),
-                                (0, "irrelevant", "tab:gray")):  # fmt: skip
+    for label, name, colour in ((1, "positive-relevant", CLASS_COLORS[1]), (-1, "negative-relevant", CLASS_COLORS[-1]),
+                                (0, "irrelevant", CLASS_COLORS[0])):  # fmt: skip
         pick = data.token_class == label
         ax.scatter(frequency[pick], alpha[pick], s=10, color=colour, label=name, alpha=0.8)
     ax.set_xscale("log")

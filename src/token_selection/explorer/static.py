@@ -42,8 +42,9 @@ SPACING = 0.1
 """Horizontal gap between panels (share of the width): room for the y-axis title of the next panel."""
 PANEL_CENTERS = tuple((1 - 2 * SPACING) / 6 * (2 * k + 1) + SPACING * k for k in range(3))
 """The x centre (share of the width) of each panel, where its title goes."""
-HEIGHT, PLOT_TOP, PLOT_BOTTOM = 800, 60, 420
-"""Figure height and margins in px: the panels get the middle 320 px; legend, sliders and sentences sit below."""
+HEIGHT, PLOT_TOP, PLOT_BOTTOM = 830, 90, 420
+"""Figure height and margins in px: the panels get the middle 320 px; above them the two-line panel titles clear
+plotly's toolbar (top right, shown on hover); legend, sliders and sentences sit below."""
 
 
 def frame_name(delta: float, d: int, T: int) -> str:

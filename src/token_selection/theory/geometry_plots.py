@@ -77,7 +77,15 @@ def plot_selection_geometry(
     ax_svm.scatter(a[:, 0], a[:, 1], s=18, color="tab:gray", label=r"points $a = E_r - E_x$")
     scale = np.abs(a).max()
     unit = w_mm / np.linalg.norm(w_mm)
-    ax_svm.plot([0, scale * unit[0]], [0, scale * unit[1]], "k--", lw=2, label="max-margin direction")
+    tip = scale * unit
+    # a direction, drawn as an arrow from the origin; the dotted line is the margin boundary {a : w_mm . a = 1}
+    ax_svm.plot([0, tip[0]], [0, tip[1]], "k-", lw=2, label="max-margin direction")
+    ax_svm.annotate("", xy=tuple(tip), xytext=tuple(0.85 * tip), arrowprops=dict(arrowstyle="-|>", color="k", lw=2))
+    foot, across = w_mm / (w_mm @ w_mm), np.array([-unit[1], unit[0]])
+    boundary = np.array([foot - scale * across, foot + scale * across])
+    ax_svm.plot(
+        boundary[:, 0], boundary[:, 1], ":", color="tab:gray", lw=1.2, label=r"margin boundary $w_{\mathrm{mm}}\cdot a = 1$"
+    )
     colors = np.linspace(0.2, 1.0, len(path))
     ax_svm.scatter(0.6 * scale * path[:, 0], 0.6 * scale * path[:, 1], c=colors, cmap="Reds", s=14, label=r"$w/\|w\|$ during GD")
     support = np.isclose(a @ w_mm, 1.0, atol=1e-6)

@@ -265,7 +265,11 @@ def test_the_figure_axes_titles_and_size(hand_figure):
     assert layout.yaxis.range == pytest.approx((-0.93, 2.43)) and layout.yaxis3.range == pytest.approx((-1.83, 4.33))
     assert layout.xaxis2.range == pytest.approx((0.0, 3.05))
     assert all(layout[f"{a}axis{k}"].automargin for a in "xy" for k in ("", "2", "3"))
-    assert layout.height == HEIGHT == 800 and (layout.margin.t, layout.margin.b) == (PLOT_TOP, PLOT_BOTTOM)
+    assert (
+        layout.height == HEIGHT == 830
+        and HEIGHT - PLOT_TOP - PLOT_BOTTOM == 320
+        and (layout.margin.t, layout.margin.b) == (PLOT_TOP, PLOT_BOTTOM)
+    )
     assert (layout.margin.l, layout.margin.r) == (60, 20) and layout.font.size == 12
     assert layout.template.layout.plot_bgcolor == "white"  # plotly_white
     assert (layout.legend.orientation, layout.legend.x, layout.legend.yanchor, layout.legend.font.size) == ("h", 0.0, "top", 11)

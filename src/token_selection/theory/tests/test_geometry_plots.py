@@ -131,11 +131,22 @@ def test_every_element_of_the_figure():
     np.testing.assert_allclose(dots.get_facecolor()[0], to_rgba("tab:gray"))
     assert dots.get_label() == r"points $a = E_r - E_x$"
 
-    (direction,) = left.get_lines()
+    direction, boundary = left.get_lines()
     np.testing.assert_allclose(direction.get_xdata(), [0, scale * unit[0]])
     np.testing.assert_allclose(direction.get_ydata(), [0, scale * unit[1]])
-    assert direction.get_linestyle() == "--" and direction.get_linewidth() == 2
+    assert direction.get_linestyle() == "-" and direction.get_linewidth() == 2
     assert to_rgba(direction.get_color()) == to_rgba("k") and direction.get_label() == "max-margin direction"
+    (arrow,) = left.texts  # the arrow head at the tip of the direction
+    np.testing.assert_allclose(arrow.xy, scale * unit)
+    np.testing.assert_allclose(arrow.xyann, 0.85 * scale * unit)
+    assert arrow.arrow_patch.get_arrowstyle().__class__.__name__ == "CurveFilledB"
+    # the margin boundary: every point of its line has w_mm . a = 1, and it spans 2 * scale across the direction
+    ends = np.c_[boundary.get_xdata(), boundary.get_ydata()]
+    np.testing.assert_allclose(ends @ w_mm, [1.0, 1.0])
+    np.testing.assert_allclose(np.linalg.norm(ends[1] - ends[0]), 2 * scale)
+    np.testing.assert_allclose((ends[1] - ends[0]) @ unit, 0.0, atol=1e-12)
+    assert boundary.get_linestyle() == ":" and boundary.get_linewidth() == 1.2
+    assert to_rgba(boundary.get_color()) == to_rgba("tab:gray")
 
     np.testing.assert_allclose(_offsets(turning), 0.6 * scale * path)
     np.testing.assert_allclose(turning.get_array(), np.linspace(0.2, 1.0, len(path)))
@@ -156,7 +167,8 @@ def test_every_element_of_the_figure():
     assert left.get_title() == "Logistic regression turns to the max-margin direction"
     legend = left.get_legend()
     assert [t.get_text() for t in legend.get_texts()] == [
-        r"points $a = E_r - E_x$", "max-margin direction", r"$w/\|w\|$ during GD", "support",
+        r"points $a = E_r - E_x$", "max-margin direction", r"margin boundary $w_{\mathrm{mm}}\cdot a = 1$",
+        r"$w/\|w\|$ during GD", "support",
     ]  # fmt: skip
     assert legend.get_texts()[0].get_fontsize() == 7 and legend._loc == 3  # 3: "lower left"
 
