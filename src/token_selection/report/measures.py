@@ -138,6 +138,44 @@ def std_ratio(quantity: str, dataset: str = "imdb") -> Callable[[Records], dict]
     return read
 
 
+CONVERGED = "diagnosis-converged_joint"
+"""The record of joint training to the end of each budget, no early stopping (``real_data.diagnoses``); it trains
+seed 0 alone."""
+
+
+def converged_budget(metrics: dict[str, Any]) -> str:
+    """The budget a converged reading takes: the longest whose training loss reached its plateau, else the longest.
+
+    metrics: the converged-joint record's metrics (``joint``: budget -> run, each with ``plateau``).
+    """
+    budgets = sorted(metrics["joint"], key=float)
+    if not budgets:
+        raise ValueError("the converged-joint record holds no budget")
+    plateau = [b for b in budgets if metrics["joint"][b]["plateau"]]
+    return (plateau or budgets)[-1]
+
+
+def converged_std_ratio(quantity: str, dataset: str = "imdb") -> Callable[[Records], dict]:
+    """The rebuttal's comparison, joint training *to convergence* over one step then frozen: the per-bin spread of
+    ``quantity`` at the end of :func:`converged_budget` over the one-step arm's, paired by seed (the converged arm
+    trains seed 0 alone, so one seed today), as a seed interval with ``budget`` and ``plateau``, and beside it the
+    early-stopped arm's interval (``early_stopped``: :func:`std_ratio`) for the same quantity."""
+    one_step = real_record("one_layer", "one_step_frozen", dataset)
+    early = std_ratio(quantity, dataset)
+
+    def read(r: Records) -> dict:
+        converged = r[CONVERGED]
+        budget = converged_budget(converged)
+        run = converged["joint"][budget]
+        first = per_seed(r[one_step], f"{quantity}.mean_bin_std")[0]
+        if first <= 0:
+            raise ValueError(f"the one-step arm's spread of {quantity} is {first}: no ratio")
+        ratio = seed_interval([run[quantity]["raw"] / first])
+        return ratio | {"budget": budget, "plateau": bool(run["plateau"]), "early_stopped": early(r)}
+
+    return read
+
+
 def weaker(records: Records) -> dict[str, Any]:
     """Spearman intervals of E_s . v: the MLP model's against the one-layer model's (over seeds when there are
     several, else the first seed's bootstrap interval), and the Spearman of each model's 20 bin means (``bins``:

@@ -61,7 +61,8 @@ def test_each_claim_reads_its_records():
     theory = ("report-theory",)
     assert all(BY_KEY[k].records == theory for k in ("one_step_alignment", "selection", "global", "multiclass_one_step"))
     assert BY_KEY["frozen_gap"].records == ("imdb-one_layer-joint", "imdb-one_layer-frozen_random")
-    assert BY_KEY["std_ratio_scores"].records == ("imdb-one_layer-joint", "imdb-one_layer-one_step_frozen")
+    converged = ("diagnosis-converged_joint", "imdb-one_layer-joint", "imdb-one_layer-one_step_frozen")
+    assert BY_KEY["std_ratio_scores"].records == BY_KEY["std_ratio_values"].records == converged
     assert BY_KEY["mlp_values"].records == ("imdb-mlp-joint", "imdb-one_layer-joint")
     assert BY_KEY["key_query_values"].records == ("imdb-key_query-joint",)
     assert BY_KEY["yelp_stars"].records == ("yelp_stars-multiclass-joint",)
@@ -87,8 +88,20 @@ def test_each_claim_reads_its_records():
         ("frozen_gap", {"value": 4.62, "low": 4.31, "high": 4.93, "n": 5}, "4.6 points [4.3, 4.9] over 5 seeds"),
         ("frozen_gap", {"value": 4.62, "low": 4.31, "high": 4.93, "n": 1},
          "4.6 points [4.3, 4.9] (one seed; interval from the test-set sizes)"),
-        ("std_ratio_values", {"value": 0.466, "low": 0.44, "high": 0.5, "n": 5}, "0.47x [0.44, 0.50]x (5 seeds)"),
-        ("std_ratio_scores", {"value": 0.9, "low": 0.75, "high": 1.05, "n": 5}, "0.90x [0.75, 1.05]x (5 seeds)"),
+        (
+            "std_ratio_values",
+            {"value": 10.4, "low": 10.4, "high": 10.4, "n": 1, "budget": "80", "plateau": True,
+             "early_stopped": {"value": 0.466, "low": 0.44, "high": 0.5, "n": 5}},
+            "10.40x (one seed) trained to the end of 80 epochs (at the training-loss plateau); "
+            "early-stopped: 0.47x [0.44, 0.50]x (5 seeds)",
+        ),
+        (
+            "std_ratio_scores",
+            {"value": 2.7, "low": 2.5, "high": 2.9, "n": 2, "budget": "40", "plateau": False,
+             "early_stopped": {"value": 0.9, "low": 0.9, "high": 0.9, "n": 1}},
+            "2.70x [2.50, 2.90]x (2 seeds) trained to the end of 40 epochs (no budget reached the loss plateau); "
+            "early-stopped: 0.90x (one seed)",
+        ),
         ("mlp_values", {"ours": [0.5, 0.6], "reference": [0.7, 0.8]}, "Spearman [+0.50, +0.60]"),
     ],
 )  # fmt: skip

@@ -9,6 +9,7 @@ import pytest
 from scipy import stats
 
 from token_selection.intervals import seed_interval
+from token_selection.report import measures
 from token_selection.report.measures import (
     accuracy,
     accuracy_gap,
@@ -235,3 +236,46 @@ def test_share_interval_refuses_what_is_not_a_count(passed, trials):
 def test_show_share_prints_the_count_and_the_interval_in_percent():
     assert show_share(share_interval(17, 20)) == "17 of 20 seeds (85 %, Wilson 95% [64, 95] %)"
     assert show_share(share_interval(0, 3)) == "0 of 3 seeds (0 %, Wilson 95% [0, 56] %)"
+
+
+def _converged(*plateaus: bool) -> dict:
+    """A converged-joint record's metrics: budgets 5, 10, 20, ... with the given plateau flags."""
+    return {"joint": {str(5 * 2**k): {"plateau": flag} for k, flag in enumerate(plateaus)}}
+
+
+@pytest.mark.parametrize(
+    ("plateaus", "budget"),
+    [
+        ((False, True, True), "20"),  # the longest at the plateau
+        ((False, True, False), "10"),  # a longer budget that left the plateau is not taken
+        ((True, False, False), "5"),
+        ((False, False, False), "20"),  # none at the plateau: the longest
+        ((True,), "5"),
+    ],
+)
+def test_converged_budget_is_the_longest_at_the_plateau(plateaus, budget):
+    assert measures.converged_budget(_converged(*plateaus)) == budget
+
+
+def test_converged_budget_orders_budgets_as_numbers_not_strings():
+    metrics = {"joint": {"80": {"plateau": True}, "9": {"plateau": True}, "100": {"plateau": False}}}
+    assert measures.converged_budget(metrics) == "80"
+    with pytest.raises(ValueError, match="holds no budget"):
+        measures.converged_budget({"joint": {}})
+
+
+def test_converged_ratio_pairs_seed_0_and_refuses_a_zero_spread():
+    one_step = measures.real_record("one_layer", "one_step_frozen")
+    joint = measures.real_record("one_layer")
+    converged = {"joint": {"10": {"plateau": True, "values": {"raw": 3.0}}, "40": {"plateau": False, "values": {"raw": 9.0}}}}
+    records = {
+        measures.CONVERGED: converged,
+        one_step: {"per_seed": {"values.mean_bin_std": [0.5, 2.0]}},
+        joint: {"per_seed": {"values.mean_bin_std": [1.0, 1.0]}},
+    }
+    found = measures.converged_std_ratio("values")(records)
+    assert (found["value"], found["n"], found["budget"], found["plateau"]) == (6.0, 1, "10", True)
+    assert found["early_stopped"]["values"] == [2.0, 0.5]
+    records[one_step] = {"per_seed": {"values.mean_bin_std": [0.0, 2.0]}}
+    with pytest.raises(ValueError, match="spread of values is 0.0: no ratio"):
+        measures.converged_std_ratio("values")(records)

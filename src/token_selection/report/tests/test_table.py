@@ -5,7 +5,7 @@ import pytest
 
 from token_selection.report import claims as claims_module
 from token_selection.report.claims import CLAIMS
-from token_selection.report.measures import accuracy_gap, real_record
+from token_selection.report.measures import CONVERGED, accuracy_gap, real_record
 from token_selection.report.table import markdown_table, outcome, paper_cell, records_markdown, report_rows
 from token_selection.report.theory_claims import RECORD as THEORY
 from token_selection.results import RECORDS_VARIABLE, write_record
@@ -71,7 +71,20 @@ def test_rows_read_records_and_say_how_to_produce_missing_ones(records):
     by_key = {claim.key: claim for claim in CLAIMS}
     assert outcome(by_key["trained_accuracy"], "fast").verdict == "reproduced"
     assert outcome(by_key["frozen_gap"], "fast").verdict == "reproduced"
-    assert outcome(by_key["std_ratio_values"], "fast").verdict == "reproduced"  # 2.0 / 0.25 = 8
+    missing_converged = outcome(by_key["std_ratio_values"], "fast")
+    assert missing_converged.verdict == "not run" and "diagnosis-converged_joint" in missing_converged.why
+
+    def budget(plateau: bool, values: float, scores: float) -> dict:
+        return {"plateau": plateau, "values": {"raw": values}, "scores": {"raw": scores}}
+
+    # the longest budget at the loss plateau is read (16), not a longer one that left it, nor an earlier one
+    converged = {"joint": {"8": budget(False, 9.0, 9.0), "16": budget(True, 2.2, 3.0), "32": budget(False, 9.0, 9.0)}}
+    write_record(CONVERGED, "fast", protocol="converged run", settings={}, metrics=converged)
+    values = outcome(by_key["std_ratio_values"], "fast")
+    assert values.verdict == "reproduced"  # 2.2 / 0.25 = 8.8, within a factor 1.5 of 8
+    assert values.ours.startswith(  # the records above carry no settings: the row also says they are stale
+        "8.80x (one seed) trained to the end of 16 epochs (at the training-loss plateau); early-stopped: 8.00x (one seed)"
+    )
     assert outcome(by_key["std_ratio_scores"], "fast").verdict == "partly"  # 3x
     assert outcome(by_key["joint_scores"], "fast").verdict == "reproduced"
     assert outcome(by_key["mlp_values"], "fast").verdict == "reproduced"
