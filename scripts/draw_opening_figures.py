@@ -433,7 +433,7 @@ OPENINGS = (
         "Values rise, scores are U-shaped",
         "On real movie reviews, after $E$, $p$ and $v$ are trained together, the value $E_s\\cdot v$ of a word "
         "rises with its posterior gap $\\omega_s$ (left) while its score $E_s\\cdot p$ is high at both ends "
-        "(right); dots are bin means, bands one standard deviation, from the record of the one-layer run",
+        "(right); dots are bin means, bands one standard deviation, for the jointly trained one-layer model",
         "Two curves of binned means against the posterior gap: the values rise, the scores are high at both ends",
         records=("imdb-one_layer-joint.fast.json",),
     ),
@@ -446,7 +446,7 @@ OPENINGS = (
         "The same four models",
         "The picture of IMDB again on Yelp reviews: the value $E_s\\cdot v$ rises with the posterior gap "
         "$\\omega_s$ (left) and the score $E_s\\cdot p$ is high at both ends (right); dots are bin means, bands "
-        "one standard deviation, from the record of the one-layer run",
+        "one standard deviation, for the jointly trained one-layer model",
         "Two curves of binned means against the posterior gap: the values rise, the scores are high at both ends",
         records=("yelp_polarity-one_layer-joint.fast.json",),
     ),
@@ -458,7 +458,7 @@ OPENINGS = (
         (),
         "Where does gradient descent end?",
         "For each kind of start and step size, the share of seeds whose $p$ ends at the all-relevant max-margin "
-        "direction (green), at a one-sided one (red) or elsewhere (grey), at the `fast` scale",
+        "direction (green), at a one-sided one (red) or elsewhere (grey), for the settings this chapter runs",
         "Grouped bar chart of the fraction of seeds ending at each kind of direction, by start and step size",
     ),
     Opening(
