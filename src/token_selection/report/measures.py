@@ -10,6 +10,7 @@ import numpy as np
 
 from ..intervals import CONFIDENCE, seed_interval
 from ..studies.intervals import wilson_interval
+from ..theory.shape_effect import read_shape
 from .shape_readings import (
     MIN_SCORE_STD,
     arms_words,
@@ -172,6 +173,31 @@ def converged_std_ratio(quantity: str, dataset: str = "imdb") -> Callable[[Recor
             raise ValueError(f"the one-step arm's spread of {quantity} is {first}: no ratio")
         ratio = seed_interval([run[quantity]["raw"] / first])
         return ratio | {"budget": budget, "plateau": bool(run["plateau"]), "early_stopped": early(r)}
+
+    return read
+
+
+def converged_shape(quantity: str, dataset: str = "imdb") -> Callable[[Records], dict]:
+    """The shape of ``quantity`` with joint training to the end of :func:`converged_budget` (seed 0, the converged
+    arm's one seed), read with its effect size, as a verdict dict :class:`verdicts.ShapeIs` and :func:`show_shape`
+    read, with ``budget``, ``plateau`` and, beside it, the early-stopped joint arm's verdict (``early_stopped``:
+    :func:`shape_verdict`)."""
+    early = shape_verdict(real_record("one_layer", dataset=dataset), quantity)
+
+    def read(r: Records) -> dict:
+        converged = r[CONVERGED]
+        budget = converged_budget(converged)
+        run = converged["joint"][budget]
+        verdict = dict(run["shapes"][quantity])
+        reading = read_shape(verdict)
+        return verdict | {
+            "shapes": [reading.tested],
+            "readings": [reading.shape],
+            "effects": [reading.effect],
+            "budget": budget,
+            "plateau": bool(run["plateau"]),
+            "early_stopped": early(r),
+        }
 
     return read
 

@@ -103,6 +103,15 @@ def test_each_claim_reads_its_records():
             "early-stopped: 0.90x (one seed)",
         ),
         ("mlp_values", {"ours": [0.5, 0.6], "reference": [0.7, 0.8]}, "Spearman [+0.50, +0.60]"),
+        (
+            "joint_values",
+            {"shape": "increasing", "spearman": 0.6, "shapes": ["increasing"], "readings": ["increasing"],
+             "effects": [0.6], "budget": "80", "plateau": False,
+             "early_stopped": {"shape": "increasing", "spearman": 0.1, "shapes": ["increasing"], "readings": ["flat"],
+                               "effects": [0.1]}},
+            "increasing (increasing, Spearman +0.60, effect 0.60; one seed) trained to the end of 80 epochs (no budget "
+            "reached the loss plateau); early-stopped: flat (increasing, Spearman +0.10, effect 0.10; one seed)",
+        ),
     ],
 )  # fmt: skip
 def test_each_claim_shows_its_number(key, value, shown):

@@ -279,3 +279,22 @@ def test_converged_ratio_pairs_seed_0_and_refuses_a_zero_spread():
     records[one_step] = {"per_seed": {"values.mean_bin_std": [0.0, 2.0]}}
     with pytest.raises(ValueError, match="spread of values is 0.0: no ratio"):
         measures.converged_std_ratio("values")(records)
+
+
+def test_converged_shape_reads_the_plateau_budget_with_its_effect_and_keeps_the_early_stopped_verdict():
+    joint = measures.real_record("one_layer")
+    shapes = {
+        "10": {"shape": "increasing", "spearman": 0.9},
+        "40": {"shape": "increasing", "spearman": 0.15},  # significant, below the minimum effect: reads flat
+        "80": {"shape": "U-shaped", "spearman": 0.0, "left_spearman": -0.5, "right_spearman": 0.4},
+    }
+    converged = {"joint": {b: {"plateau": b == "40", "shapes": {"values": v}} for b, v in shapes.items()}}
+    curve = {"shape": "increasing", "verdict": {"shape": "increasing", "spearman": 0.8, "spearman_ci": [0.7, 0.9]}}
+    records = {measures.CONVERGED: converged, joint: {"values": curve}}
+    found = measures.converged_shape("values")(records)
+    assert (found["shape"], found["shapes"], found["readings"]) == ("increasing", ["increasing"], ["flat"])
+    assert found["effects"] == [0.15] and (found["budget"], found["plateau"]) == ("40", True)
+    assert found["early_stopped"]["shape"] == "increasing" and found["early_stopped"]["readings"] == ["increasing"]
+    converged["joint"]["40"]["plateau"] = False  # no plateau: the longest budget, a U with its weaker arm
+    found = measures.converged_shape("values")(records)
+    assert (found["budget"], found["readings"], found["effects"]) == ("80", ["U-shaped"], [0.4])

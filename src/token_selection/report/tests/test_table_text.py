@@ -73,7 +73,7 @@ def test_protocols_and_verdict_list_in_full():
 
 def test_records_list_names_each_record_once_with_its_date_and_machine(records):
     write_record(real_record("one_layer"), "fast", protocol="joint run", settings={}, metrics={})
-    text = tb.records_markdown([BY_KEY["trained_accuracy"], BY_KEY["joint_values"]], scales=("fast", "full"))
+    text = tb.records_markdown([BY_KEY["trained_accuracy"], BY_KEY["joint_scores"]], scales=("fast", "full"))
     lines = text.splitlines()
     assert lines[0] == "- **imdb-one_layer-joint**" and len(lines) == 3
     assert lines[1].startswith("  - fast (") and lines[1].endswith("): joint run")
