@@ -151,7 +151,7 @@ def show_spearman(value: dict) -> str:
     return f"Spearman [{value['ours'][0]:+.2f}, {value['ours'][1]:+.2f}]{bins}"
 
 
-_KQ = "two-layer model with key-query matrices in both layers (ours, chapter 8)"
+_KQ = "two-layer model with key-query matrices in both layers (ours, chapter 8b)"
 _ONE_LAYER = "one-layer model, E, p, v trained jointly on IMDB reviews"
 _SHAPE_PROTOCOL = (
     "shape rule over tokens seen at least the pipeline's minimum count, importance = posterior gap, read with its "
@@ -246,7 +246,7 @@ CLAIMS: tuple[Claim, ...] = (
         show_worst_sequence,
         AtLeast(0.99),
         "total attention on the relevant tokens, worst sequence, delta = 0.3 (several per sequence)",
-        "08_beyond",
+        "08b_models",
     ),
     Claim(
         "multiclass_one_step",
@@ -260,7 +260,7 @@ CLAIMS: tuple[Claim, ...] = (
         show_worst_class_corr,
         AtLeast(0.9),
         "K = 4 synthetic classes (ours), correlation of E_s . v_k with the class-k signed frequency",
-        "08_beyond",
+        "08b_models",
     ),
     Claim(
         "trained_accuracy",
@@ -377,7 +377,7 @@ CLAIMS: tuple[Claim, ...] = (
         show_shape,
         ShapeIs("U-shaped"),
         f"{_KQ}; {_SHAPE_PROTOCOL}",
-        "08_beyond",
+        "08b_models",
     ),
     Claim(
         "key_query_values",
@@ -391,7 +391,7 @@ CLAIMS: tuple[Claim, ...] = (
         show_shape,
         ShapeIs("increasing"),
         f"{_KQ}; {_SHAPE_PROTOCOL}",
-        "08_beyond",
+        "08b_models",
     ),
     Claim(
         "mlp_scores",
@@ -405,8 +405,8 @@ CLAIMS: tuple[Claim, ...] = (
         shape_verdict(real_record("mlp"), "scores"),
         show_shape,
         ShapeIs("U-shaped"),
-        f"attention + residual MLP (ours, chapter 8); {_SHAPE_PROTOCOL}",
-        "08_beyond",
+        f"attention + residual MLP (ours, chapter 8b); {_SHAPE_PROTOCOL}",
+        "08b_models",
     ),
     Claim(
         "mlp_values",
@@ -420,7 +420,7 @@ CLAIMS: tuple[Claim, ...] = (
         show_spearman,
         WeakerTrend("the one-layer model"),
         "Spearman interval of E_s . v in the MLP model against the one-layer model's, same data",
-        "08_beyond",
+        "08b_models",
     ),
     Claim(
         "yelp_stars",
@@ -434,7 +434,7 @@ CLAIMS: tuple[Claim, ...] = (
         show_shape,
         ShapeIs("increasing"),
         "K = 4 star classes of Yelp (1, 2, 4, 5 stars; offline, the local star-rated stand-in); worst class",
-        "08_beyond",
+        "08b_models",
     ),
 )
 """Every scored claim, in the order of the report."""
