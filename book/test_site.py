@@ -80,12 +80,28 @@ SCROLLING_CODE = """() => {
                   line: pre.textContent.split('\\n').reduce((a, b) => (b.length > a.length ? b : a), '')}));
 }"""
 
+# Tables and display equations of the text column (margins left out) that do not fit it: a table whose right edge
+# passes the column's, an equation that MathJax lets scroll sideways (its end is cut off until the reader scrolls).
+WIDE_BLOCKS = """() => {
+  const column = document.querySelector('article').getBoundingClientRect().right;
+  const inText = el => !el.closest('aside, .margin, .sidebar');
+  const tables = [...document.querySelectorAll('article table')].filter(inText)
+    .filter(t => t.getBoundingClientRect().width > 0 && t.getBoundingClientRect().right > column + 1)
+    .map(t => ({kind: 'table', overflow: Math.round(t.getBoundingClientRect().right - column),
+                text: t.textContent.trim().slice(0, 60)}));
+  const equations = [...document.querySelectorAll('article mjx-container[display="true"]')].filter(inText)
+    .filter(m => m.scrollWidth > m.clientWidth + 1)
+    .map(m => ({kind: 'equation', overflow: m.scrollWidth - m.clientWidth, text: m.textContent.slice(0, 60)}));
+  return [...tables, ...equations];
+}"""
+
 # The source of every code cell on the page (folded ones included; removed ones are not on the page).
 CELL_SOURCES = "[...document.querySelectorAll('article .cell_input pre')].map(pre => pre.textContent)"
 
 
 def reader_defects(page) -> list[str]:
-    """What a reader should not see on ``page``: test markers, cells that only glue values, code that scrolls sideways.
+    """What a reader should not see on ``page``: test markers, cells that only glue values, code that scrolls sideways,
+    tables and equations wider than the text column.
 
     Sets the viewport to ``READING_VIEWPORT`` and opens every folded cell.
     """
@@ -101,6 +117,12 @@ def reader_defects(page) -> list[str]:
         problems.append(
             f"a code block scrolls sideways by {block['overflow']} px at {READING_VIEWPORT['width']} px: "
             f"{block['line'].strip()[:70]!r} ({len(block['line'])} characters)"
+        )
+    for block in page.evaluate(WIDE_BLOCKS):
+        problems.append(
+            f"{'an' if block['kind'] == 'equation' else 'a'} {block['kind']} is {block['overflow']} px wider than the "
+            f"text column at {READING_VIEWPORT['width']} px: "
+            f"{block['text']!r}"
         )
     return problems
 
@@ -321,6 +343,28 @@ def test_reader_checker_catches_a_code_block_that_scrolls(browser):
     assert len(output) == 1 and output[0].startswith("a code block scrolls sideways"), output
     wrapped = long_line.replace(" + value + value", " + value\n+ value", 9)
     assert reader_defects(_code_page(browser, wrapped, cell_class="cell_output")) == []
+
+
+def _wide_page(browser, inner: str):
+    """A fed page whose article, 700 px wide, holds ``inner``."""
+    return fed_page(browser, f'<article class="bd-article" style="width: 700px"><p>Prose.</p>{inner}</article>')
+
+
+def test_reader_checker_catches_a_table_or_an_equation_wider_than_the_column(browser):
+    wide = '<table style="width: 760px"><tr><td>model</td><td>record</td></tr></table>'
+    problems = reader_defects(_wide_page(browser, wide))
+    assert len(problems) == 1 and problems[0].startswith("a table is 60 px wider than the text column"), problems
+    assert reader_defects(_wide_page(browser, wide.replace("760px", "700px"))) == []  # flush with the column
+    assert reader_defects(_wide_page(browser, f'<aside class="margin">{wide}</aside>')) == []  # beside the text
+    equation = (
+        '<mjx-container display="true" style="display: block; overflow-x: auto; width: 500px">'
+        '<span style="display: inline-block; width: {w}px">x</span></mjx-container>'
+    )
+    cut = reader_defects(_wide_page(browser, equation.format(w=620)))
+    assert len(cut) == 1 and cut[0].startswith("an equation is 120 px wider than the text column"), cut
+    assert reader_defects(_wide_page(browser, equation.format(w=500))) == []
+    inline = equation.replace('display="true"', 'display="false"').format(w=620)
+    assert reader_defects(_wide_page(browser, inline)) == []  # only display equations are read
 
 
 def test_reader_checker_catches_test_markers_and_glue_plumbing(browser):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -116,6 +117,10 @@ NO_RECORD = "no record"
 NOT_MEASURED = "not measured"
 
 
+ShapeCell = Callable[[dict[str, Any], str], "str | None"]
+"""Reads a record's metrics and a quantity ("values", "scores") into a shape cell's text, or None."""
+
+
 @dataclass(frozen=True)
 class TableColumn:
     """One metric of a record as a table column: ``path`` into ``record["metrics"]`` (dotted) and a format.
@@ -127,11 +132,12 @@ class TableColumn:
     path: str
     fmt: str
 
-    def cell(self, record: dict[str, Any] | None) -> str:
+    def cell(self, record: dict[str, Any] | None, shape_cell: ShapeCell | None = None) -> str:
         """The cell text of this column for ``record`` (``NO_RECORD`` when None, ``NOT_MEASURED`` when the path is absent).
 
         A record over several seeds shows a number as its seed mean and 95% interval, and a shape as the
-        first seed's with how many seeds agree.
+        first seed's with how many seeds agree; with ``shape_cell`` (metrics, quantity -> text, or None to fall
+        back), a shape column is that reader's text.
         """
         if record is None:
             return NO_RECORD
@@ -140,6 +146,10 @@ class TableColumn:
         if interval is not None and interval["n"] > 1:
             low, high = (format_value(interval[k], self.fmt).removesuffix(" %") for k in ("low", "high"))
             return f"{format_value(interval['value'], self.fmt)} [{low}, {high}]"
+        if shape_cell is not None and self.fmt == "text" and self.path in SHAPE_PATHS:
+            read = shape_cell(metrics, self.path.removesuffix(".shape"))
+            if read is not None:
+                return read
         shapes = metrics.get("per_seed", {}).get(self.path)
         if shapes is not None and len(shapes) > 1 and self.fmt == "text":
             return f"{shapes[0]} ({shapes.count(shapes[0])} of {len(shapes)} seeds)"
@@ -149,6 +159,11 @@ class TableColumn:
                 return NOT_MEASURED
             value = value[part]
         return format_value(value, self.fmt)
+
+
+SHAPE_PATHS = ("values.shape", "scores.shape")
+"""The shape columns: a table given a ``shape_cell`` reader (``theory.shape_effect.shape_cell``) reads them with the
+effect size, as every page reads a shape."""
 
 
 def format_value(value: Any, fmt: str) -> str:
@@ -181,11 +196,13 @@ TABLE_COLUMNS: dict[str, TableColumn] = {
 """Every column a record table may show, by header (without the scale)."""
 
 
-def records_table(rows: list[tuple[str, str]], columns: list[str], scales: tuple[str, ...] = SCALES) -> str:
+def records_table(
+    rows: list[tuple[str, str]], columns: list[str], scales: tuple[str, ...] = SCALES, shape_cell: ShapeCell | None = None
+) -> str:
     """A Markdown table of records: one row per ``(label, record name)``, one column per (column header, scale).
 
-    columns: headers of ``TABLE_COLUMNS``. Records are read without a settings check: a record
-    written under other settings is still shown, and its protocol says how it was made.
+    columns: headers of ``TABLE_COLUMNS``; shape_cell: as ``TableColumn.cell``. Records are read without a settings
+    check: a record written under other settings is still shown, and its protocol says how it was made.
     """
     unknown = sorted(set(columns) - set(TABLE_COLUMNS))
     if unknown:
@@ -194,6 +211,6 @@ def records_table(rows: list[tuple[str, str]], columns: list[str], scales: tuple
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     for label, name in rows:
         records = {scale: read_record(name, scale) for scale in scales}
-        cells = [TABLE_COLUMNS[column].cell(records[scale]) for column in columns for scale in scales]
+        cells = [TABLE_COLUMNS[column].cell(records[scale], shape_cell) for column in columns for scale in scales]
         lines.append("| " + " | ".join([label, name, *cells]) + " |")
     return "\n".join(lines)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 
 from ..results import SCALES, read_record, records_table
+from ..theory.shape_effect import shape_cell
 from .encoding import EncodedReviews
 from .pipeline import TrainedRun, missing_message, record_name, run_experiment
 from .registry import MODE_LABELS, MODEL_KINDS
@@ -42,9 +43,10 @@ def run_arms(
 
 
 def arms_table(dataset: str, arms: tuple[tuple[str, str], ...] = CHAPTER_ARMS, columns: tuple[str, ...] = TABLE_COLUMNS) -> str:
-    """The Markdown table of the arms' fast and full records (``results.records_table``)."""
+    """The Markdown table of the arms' fast and full records (``results.records_table``), shapes read with their
+    effect size (``theory.shape_effect.shape_cell``)."""
     rows = [(arm_label(kind, mode), record_name(dataset, kind, mode)) for kind, mode in arms]
-    return records_table(rows, list(columns))
+    return records_table(rows, list(columns), shape_cell=shape_cell)
 
 
 MARKDOWN_SPECIAL = "\\`*_[]$"

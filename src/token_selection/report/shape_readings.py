@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..theory.shape import MIN_TOKENS, classify_shape
-from ..theory.shape_effect import ShapeReading, read_shape
+from ..theory.shape_effect import ShapeReading, curve_at, read_shape, seed_verdicts
 
 MIN_SCORE_STD = 0.1
 """Token-score spread (std of E_s . p over the tokens read, in nats) below which the attention is near uniform:
@@ -24,40 +24,6 @@ two tokens one std apart get weights within a factor exp(0.1) = 1.105 of each ot
 and the shape of its scores is not read as a finding."""
 BIN_BOOT = 1000
 """Bootstrap resamples of the verdict on a record's 20 bin means when the record did not keep it."""
-
-
-def curve_at(metrics: dict[str, Any], quantity: str) -> dict[str, Any]:
-    """The curve ``quantity`` of a record's metrics: ``"values"``, ``"scores"`` or ``"classes.k"``."""
-    if quantity.startswith("classes."):
-        return metrics["classes"][int(quantity.split(".")[1])]
-    if quantity not in ("values", "scores"):
-        raise ValueError(f"quantity must be 'values', 'scores' or 'classes.<k>', got {quantity!r}")
-    return metrics[quantity]
-
-
-def seed_verdicts(metrics: dict[str, Any], quantity: str) -> list[dict[str, Any]]:
-    """One verdict dict per seed (``shape``, ``spearman`` and, where kept, ``left_spearman``, ``right_spearman``).
-
-    Seed 0's comes whole from the record's curve; the others from ``per_seed`` (arms only where the
-    record kept them, so a missing key means "not kept", never "no interior minimum").
-    """
-    curve, per = curve_at(metrics, quantity), metrics.get("per_seed", {})
-    shapes = per.get(f"{quantity}.shape") or [curve["shape"]]
-    rhos = per.get(f"{quantity}.verdict.spearman")
-    if rhos is None:  # a record that kept seed 0's correlation alone: the others' effects are unknown
-        rhos = [curve["verdict"]["spearman"]] + [math.nan] * (len(shapes) - 1)
-    lefts, rights = per.get(f"{quantity}.verdict.left_spearman"), per.get(f"{quantity}.verdict.right_spearman")
-    if len(rhos) != len(shapes):
-        raise ValueError(f"record keeps {len(shapes)} shapes but {len(rhos)} correlations for {quantity}")
-    verdicts = []
-    for k, (shape, rho) in enumerate(zip(shapes, rhos, strict=True)):
-        verdict = {"shape": shape, "spearman": float(rho)}
-        if lefts is not None and rights is not None:
-            verdict |= {"left_spearman": float(lefts[k]), "right_spearman": float(rights[k])}
-        elif k == 0 and "left_spearman" in curve["verdict"] and "right_spearman" in curve["verdict"]:
-            verdict |= {key: float(curve["verdict"][key]) for key in ("left_spearman", "right_spearman")}
-        verdicts.append(verdict)
-    return verdicts
 
 
 def seed_readings(metrics: dict[str, Any], quantity: str, control: dict[str, Any] | None = None) -> list[ShapeReading]:

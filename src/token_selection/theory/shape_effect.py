@@ -126,3 +126,57 @@ def read_shape(
     effect = effect_size(verdict)
     control_effect = None if control is None else effect_size(control, tested)
     return ShapeReading(tested=tested, effect=effect, minimum=minimum, control_effect=control_effect)
+
+
+# --- the verdicts a results record keeps, per seed ------------------------------------------------
+
+
+def curve_at(metrics: dict[str, Any], quantity: str) -> dict[str, Any]:
+    """The curve ``quantity`` of a record's metrics: ``"values"``, ``"scores"`` or ``"classes.k"``."""
+    if quantity.startswith("classes."):
+        return metrics["classes"][int(quantity.split(".")[1])]
+    if quantity not in ("values", "scores"):
+        raise ValueError(f"quantity must be 'values', 'scores' or 'classes.<k>', got {quantity!r}")
+    return metrics[quantity]
+
+
+def seed_verdicts(metrics: dict[str, Any], quantity: str) -> list[dict[str, Any]]:
+    """One verdict dict per seed (``shape``, ``spearman`` and, where kept, ``left_spearman``, ``right_spearman``).
+
+    Seed 0's comes whole from the record's curve; the others from ``per_seed`` (arms only where the
+    record kept them, so a missing key means "not kept", never "no interior minimum").
+    """
+    curve, per = curve_at(metrics, quantity), metrics.get("per_seed", {})
+    shapes = per.get(f"{quantity}.shape") or [curve["shape"]]
+    rhos = per.get(f"{quantity}.verdict.spearman")
+    if rhos is None:  # a record that kept seed 0's correlation alone: the others' effects are unknown
+        rhos = [curve["verdict"]["spearman"]] + [math.nan] * (len(shapes) - 1)
+    lefts, rights = per.get(f"{quantity}.verdict.left_spearman"), per.get(f"{quantity}.verdict.right_spearman")
+    if len(rhos) != len(shapes):
+        raise ValueError(f"record keeps {len(shapes)} shapes but {len(rhos)} correlations for {quantity}")
+    verdicts = []
+    for k, (shape, rho) in enumerate(zip(shapes, rhos, strict=True)):
+        verdict = {"shape": shape, "spearman": float(rho)}
+        if lefts is not None and rights is not None:
+            verdict |= {"left_spearman": float(lefts[k]), "right_spearman": float(rights[k])}
+        elif k == 0 and "left_spearman" in curve["verdict"] and "right_spearman" in curve["verdict"]:
+            verdict |= {key: float(curve["verdict"][key]) for key in ("left_spearman", "right_spearman")}
+        verdicts.append(verdict)
+    return verdicts
+
+
+def shape_cell(metrics: dict[str, Any], quantity: str) -> str | None:
+    """A shape column's cell: each seed's shape read with its effect size (a significant shape whose effect is below
+    the minimum reads flat), seed 0's with how many seeds agree, and the significance verdict beside it where it
+    differs; None when the record keeps no verdict of ``quantity``."""
+    curve = metrics.get(quantity)
+    if not isinstance(curve, dict) or "verdict" not in curve or "shape" not in curve:
+        return None
+    verdicts = seed_verdicts(metrics, quantity)
+    tested = [v["shape"] for v in verdicts]
+    readings = [read_shape(v).shape for v in verdicts]
+    first = readings[0]
+    text = first if len(readings) == 1 else f"{first} ({readings.count(first)} of {len(readings)} seeds)"
+    if readings != tested:
+        text += f"; by significance alone {tested[0]}" + ("" if len(tested) == 1 else f" ({tested.count(tested[0])})")
+    return text
