@@ -8,6 +8,7 @@ Jupyter), nothing is recorded and the cells still run.
 from __future__ import annotations
 
 import ast
+import html
 from typing import Any
 
 import numpy as np
@@ -72,3 +73,14 @@ def glue_plumbing(source: str) -> bool:
         return False
     calls = [node for statement in body for node in ast.walk(statement) if _is_glue_call(node)]
     return bool(calls) and all(_is_plumbing(statement) for statement in body)
+
+
+def folded(markdown: str, summary: str) -> str:
+    """``markdown`` folded under a one-line ``summary`` (an HTML ``<details>`` element): closed when the page opens,
+    in the book and in Jupyter or Colab alike. The blank lines around ``markdown`` let it render as Markdown inside.
+    An empty ``markdown`` stays empty (nothing to fold)."""
+    if not summary.strip():
+        raise ValueError("summary must name what is folded, got an empty string")
+    if not markdown.strip():
+        return ""
+    return f"<details>\n<summary>{html.escape(summary)}</summary>\n\n{markdown.strip()}\n\n</details>"

@@ -682,6 +682,14 @@ def u_reading(readings: list[ShapeReading]) -> str:
     )
 
 
+def _converged_words(converged: dict[str, Any] | None) -> str:
+    """A table cell for the converged arm's ratio: the ratio and the budget, or why there is none."""
+    if converged is None:
+        return "not run (IMDB only)"
+    plateau = "loss levelled off" if converged["plateau"] else "loss still falling"
+    return f"{show_interval(converged, '{:.2f}')}, {converged['budget']} epochs, {plateau}"
+
+
 def arm_difference_texts(found: dict[str, Any]) -> dict[str, str]:
     """The texts a chapter glues from ``arm_differences``: intervals, readings of the shapes and their words."""
     ratios, accuracy = found["ratios"], found["accuracy"]
@@ -690,6 +698,8 @@ def arm_difference_texts(found: dict[str, Any]) -> dict[str, str]:
         "ratio_scores": show_interval(ratios["scores"], "{:.2f}"),
         "step_shapes": readings_words(found["step_readings"], found.get("step_bins")),
         "control_shapes": readings_words(found["control_readings"], found.get("control_bins")),
+        "converged_values": _converged_words(found.get("converged", {}).get("values")),
+        "converged_scores": _converged_words(found.get("converged", {}).get("scores")),
         "reading_values": ratio_reading(ratios["values"], found.get("converged", {}).get("values")),
         "reading_scores": ratio_reading(ratios["scores"], found.get("converged", {}).get("scores")),
         "u_reading": u_reading(found["step_readings"]),

@@ -56,3 +56,16 @@ def test_glue_plumbing_recognises_cells_that_only_glue(source):
 )
 def test_glue_plumbing_rejects_cells_that_do_more(source):
     assert not prose.glue_plumbing(source)
+
+
+def test_folded_wraps_markdown_in_a_closed_details_element():
+    from token_selection.prose import folded
+
+    text = folded("- `a` (full): protocol\n- `b` (fast): missing\n", "How each record was made <2>")
+    assert text == (
+        "<details>\n<summary>How each record was made &lt;2&gt;</summary>\n\n"
+        "- `a` (full): protocol\n- `b` (fast): missing\n\n</details>"
+    )
+    assert folded("  \n", "notes") == ""
+    with pytest.raises(ValueError, match="summary must name"):
+        folded("- a", " ")

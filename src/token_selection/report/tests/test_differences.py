@@ -729,3 +729,10 @@ def test_ratio_reading_names_the_early_stopped_arm_and_adds_the_converged_one():
     short = converged | {"plateau": False, "value": 1.0, "low": 1.0, "high": 1.0}
     assert "(before any loss plateau)" in df.ratio_reading(below, short)
     assert df.ratio_reading(below, short).endswith("1.00 (one seed), not distinguishable from 1 over the seeds")
+
+
+def test_the_converged_cell_says_its_budget_and_whether_the_loss_levelled_off():
+    converged = {"value": 10.4, "low": 10.4, "high": 10.4, "n": 1, "budget": "80", "plateau": True}
+    assert df._converged_words(converged) == "10.40 (one seed), 80 epochs, loss levelled off"
+    assert df._converged_words(converged | {"plateau": False}) == "10.40 (one seed), 80 epochs, loss still falling"
+    assert df._converged_words(None) == "not run (IMDB only)"
