@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from token_selection.results import SCALES, TABLE_COLUMNS, read_record
+from token_selection.theory.shape_effect import shape_cell
 
 PAGES = Path(__file__).resolve().parents[1] / "_build" / "html" / "notebooks"
 CHAPTERS = ("06_imdb", "07_yelp", "08_beyond", "08b_models", "09_reproduction", "13_differences")
@@ -76,7 +77,7 @@ def check_record_table(rows: list[list[str]]) -> int:
                 continue
             column = TABLE_COLUMNS.get(match["column"])
             assert column is not None, f"column {match['column']!r} is not in results.TABLE_COLUMNS"
-            expected = column.cell(read_record(name, match["scale"]))
+            expected = column.cell(read_record(name, match["scale"]), shape_cell)
             assert cell == expected, f"{name} ({match['scale']}), {match['column']}: page shows {cell!r}, record {expected!r}"
             compared += 1
     return compared

@@ -53,9 +53,10 @@ def as_interval(value: float | dict) -> dict:
 
 
 def show_interval(interval: dict, fmt: str = "{:.3g}", scale: float = 1.0, unit: str = "") -> str:
-    """``mean [low, high] (n seeds)``, or ``value (one seed)``; each number times ``scale`` in format ``fmt``."""
-    value = fmt.format(scale * interval["value"]) + unit
+    """``mean [low, high]unit (n seeds)``, or ``valueunit (one seed)``: each number times ``scale`` in format ``fmt``,
+    the unit written once, after the interval."""
+    value = fmt.format(scale * interval["value"])
     if interval["n"] == 1:
-        return f"{value} (one seed)"
+        return f"{value}{unit} (one seed)"
     low, high = fmt.format(scale * interval["low"]), fmt.format(scale * interval["high"])
     return f"{value} [{low}, {high}]{unit} ({interval['n']} seeds)"

@@ -42,6 +42,8 @@ SPACING = 0.1
 """Horizontal gap between panels (share of the width): room for the y-axis title of the next panel."""
 PANEL_CENTERS = tuple((1 - 2 * SPACING) / 6 * (2 * k + 1) + SPACING * k for k in range(3))
 """The x centre (share of the width) of each panel, where its title goes."""
+LINE_CHARACTERS = 95
+"""The longest line of the numbers and the sentence under the sliders: wider lines run past the figure's right edge."""
 HEIGHT, PLOT_TOP, PLOT_BOTTOM = 830, 90, 420
 """Figure height and margins in px: the panels get the middle 320 px; above them the two-line panel titles clear
 plotly's toolbar (top right, shown on hover); legend, sliders and sentences sit below."""
@@ -109,7 +111,8 @@ def _numbers(point: dict, step_factor: float) -> str:
         training = f"training p: cos(p, p_mm) = {point['cos_final']:.3f}"
         if point["cos_own"] is not None and point["cos_own"] != point["cos_final"]:
             training += f", with the p_mm of p's own selection {point['cos_own']:.3f}"
-    return f"{step}<br>{training}; relevant tokens per sequence {point['rel']:.2f}, selected {point['sel']:.2f}"
+    training += f"; relevant tokens per sequence {point['rel']:.2f}, selected {point['sel']:.2f}"
+    return "<br>".join(piece for line in (step, training) for piece in textwrap.wrap(line, LINE_CHARACTERS))
 
 
 def _sliders(grid: dict, state: tuple) -> list[dict]:
@@ -131,7 +134,7 @@ def _sliders(grid: dict, state: tuple) -> list[dict]:
 def _layout(grid: dict, point: dict) -> dict:
     """What changes with the point besides the traces: sliders, axis ranges, titles and sentences."""
     state = (point["delta"], point["d"], point["T"])
-    notice = "<br>".join(textwrap.wrap(f"What to notice: {point['notice']}.", 120))
+    notice = "<br>".join(textwrap.wrap(f"What to notice: {point['notice']}.", LINE_CHARACTERS))
     titles = (*PANEL_TITLES[:2], scores_title(point["ep"], grid["token_class"], first_line=PANEL_TITLES[2], newline="<br>"))
     annotations = [
         dict(text=title, x=x, y=1.0, xref="paper", yref="paper", xanchor="center", yanchor="bottom", showarrow=False,

@@ -42,11 +42,16 @@ def run_arms(
     return {(kind, mode): run_experiment(kind, mode, settings, data=data, progress=progress) for kind, mode in arms}
 
 
-def arms_table(dataset: str, arms: tuple[tuple[str, str], ...] = CHAPTER_ARMS, columns: tuple[str, ...] = TABLE_COLUMNS) -> str:
-    """The Markdown table of the arms' fast and full records (``results.records_table``), shapes read with their
-    effect size (``theory.shape_effect.shape_cell``)."""
+def arms_table(
+    dataset: str,
+    arms: tuple[tuple[str, str], ...] = CHAPTER_ARMS,
+    columns: tuple[str, ...] = TABLE_COLUMNS,
+    scales: tuple[str, ...] = SCALES,
+) -> str:
+    """The Markdown table of the arms' records at ``scales`` (``results.records_table``; one scale keeps the table
+    narrow enough for the text column), shapes read with their effect size (``theory.shape_effect.shape_cell``)."""
     rows = [(arm_label(kind, mode), record_name(dataset, kind, mode)) for kind, mode in arms]
-    return records_table(rows, list(columns), shape_cell=shape_cell)
+    return records_table(rows, list(columns), scales, shape_cell=shape_cell)
 
 
 MARKDOWN_SPECIAL = "\\`*_[]$"

@@ -31,7 +31,7 @@ def test_one_seed_is_a_point_and_says_so():
 
 def test_show_interval_with_several_seeds():
     text = show_interval({"value": 0.5, "low": 0.25, "high": 0.75, "n": 3}, "{:.2f}", 1, "x")
-    assert text == "0.50x [0.25, 0.75]x (3 seeds)"
+    assert text == "0.50 [0.25, 0.75]x (3 seeds)"
 
 
 @pytest.mark.parametrize("bad", [[], [1.0, float("nan")], [[1.0, 2.0]], [float("inf")]])

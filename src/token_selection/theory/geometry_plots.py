@@ -84,10 +84,12 @@ def plot_selection_geometry(
     foot, across = w_mm / (w_mm @ w_mm), np.array([-unit[1], unit[0]])
     boundary = np.array([foot - scale * across, foot + scale * across])
     ax_svm.plot(
-        boundary[:, 0], boundary[:, 1], ":", color="tab:gray", lw=1.2, label=r"margin boundary $w_{\mathrm{mm}}\cdot a = 1$"
+        boundary[:, 0], boundary[:, 1], ":", color="tab:gray", lw=1.2, label=r"margin boundary $\theta_{\mathrm{mm}}\cdot a = 1$"
     )
     colors = np.linspace(0.2, 1.0, len(path))
-    ax_svm.scatter(0.6 * scale * path[:, 0], 0.6 * scale * path[:, 1], c=colors, cmap="Reds", s=14, label=r"$w/\|w\|$ during GD")
+    ax_svm.scatter(
+        0.6 * scale * path[:, 0], 0.6 * scale * path[:, 1], c=colors, cmap="Reds", s=14, label=r"$\theta/\|\theta\|$ during GD"
+    )
     support = np.isclose(a @ w_mm, 1.0, atol=1e-6)
     ax_svm.scatter(a[support, 0], a[support, 1], s=80, facecolors="none", edgecolors="k", label="support")
     ax_svm.scatter([0], [0], marker="+", color="k")

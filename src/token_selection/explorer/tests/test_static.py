@@ -15,6 +15,7 @@ from token_selection.explorer.static import (
     ELEMENT_ID,
     GREEN,
     HEIGHT,
+    LINE_CHARACTERS,
     PANEL_CENTERS,
     PANEL_TITLES,
     PLOT_BOTTOM,
@@ -190,10 +191,12 @@ def test_the_eleven_traces_draw_each_class_the_lines_and_the_training(hand_grid)
     ],
 )
 def test_the_numbers_under_the_panels(changes, training):
-    assert _numbers(_point(8, **changes), 2.5) == (
-        "one step of 2.5 eta* (eta* = 4, eta = 10): corr(E.v, alpha) = 0.9877, predicted 0.9285<br>"
-        f"{training}; relevant tokens per sequence 1.50, selected 1.25"
+    lines = [f"{training}; relevant tokens per sequence 1.50, selected 1.25"]
+    assert _numbers(_point(8, **changes), 2.5) == "<br>".join(
+        ["one step of 2.5 eta* (eta* = 4, eta = 10): corr(E.v, alpha) = 0.9877, predicted 0.9285"]
+        + textwrap.wrap(lines[0], LINE_CHARACTERS)
     )
+    assert all(len(line) <= LINE_CHARACTERS for line in _numbers(_point(8, **changes), 2.5).split("<br>"))
 
 
 def test_the_layout_of_a_point_its_ranges_titles_and_sentence(hand_grid):
@@ -209,9 +212,9 @@ def test_the_layout_of_a_point_its_ranges_titles_and_sentence(hand_grid):
     for title in titles:
         assert (title["xref"], title["yref"], title["xanchor"], title["yanchor"]) == ("paper", "paper", "center", "bottom")
         assert title["showarrow"] is False and title["font"] == {"size": 14}
-    # the sentence is wrapped at 120 characters: "What to notice: " and 40 words of 5 characters
-    notice = textwrap.wrap("What to notice: " + "word " * 40 + ".", 120)
-    assert numbers["text"] == _numbers(_point(8), 2.5) + "<br>" + "<br>".join(notice) and len(notice) == 2
+    # the sentence is wrapped at LINE_CHARACTERS: "What to notice: " and 40 words of 5 characters
+    notice = textwrap.wrap("What to notice: " + "word " * 40 + ".", LINE_CHARACTERS)
+    assert numbers["text"] == _numbers(_point(8), 2.5) + "<br>" + "<br>".join(notice) and len(notice) == 3
     where = (numbers["x"], numbers["y"], numbers["xanchor"], numbers["yanchor"], numbers["align"])
     assert where == (0.0, -0.7, "left", "top", "left")
     assert (numbers["xref"], numbers["yref"]) == ("paper", "paper")  # placed on the figure, not in panel 1's data units
@@ -297,12 +300,13 @@ def test_html_options(hand_figure):
     assert "Plotly.animate" not in text  # no auto-play: the figure opens at its starting point
 
 
-def test_the_sentence_is_wrapped_at_120_characters_on_the_boundary(hand_grid):
-    # "What to notice: " (16) + the sentence + "." : 120 characters fit on one line, 121 do not
-    fits = _layout(hand_grid, _point(8, notice="a" * 101 + " b"))["annotations"][3]["text"]
-    assert fits.endswith("<br>What to notice: " + "a" * 101 + " b.")
-    broken = _layout(hand_grid, _point(8, notice="a" * 102 + " b"))["annotations"][3]["text"]
-    assert broken.endswith("<br>What to notice: " + "a" * 102 + "<br>b.")
+def test_the_sentence_is_wrapped_at_95_characters_on_the_boundary(hand_grid):
+    # "What to notice: " (16) + the sentence + "." : 95 characters fit on one line, 96 do not
+    assert LINE_CHARACTERS == 95
+    fits = _layout(hand_grid, _point(8, notice="a" * 76 + " b"))["annotations"][3]["text"]
+    assert fits.endswith("<br>What to notice: " + "a" * 76 + " b.")
+    broken = _layout(hand_grid, _point(8, notice="a" * 77 + " b"))["annotations"][3]["text"]
+    assert broken.endswith("<br>What to notice: " + "a" * 77 + "<br>b.")
 
 
 @pytest.mark.parametrize(

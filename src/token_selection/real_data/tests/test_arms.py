@@ -133,3 +133,11 @@ def test_records_notes_escape_the_protocol(records):
     notes = records_notes("imdb", arms=CHAPTER_ARMS[:1]).splitlines()
     assert notes[-1] == f"- `imdb-one_layer-joint` (full, {created}): {markdown_text(PROTOCOL_WITH_MARKUP)}"
     assert "&lt;pad&gt; and &lt;unk&gt;" in notes[-1]
+
+
+def test_an_arms_table_of_one_scale_has_that_scale_s_columns_only(records):
+    write_record("imdb-one_layer-joint", "full", protocol="p", settings={}, metrics={"test_accuracy": 0.9})
+    header = arms_table("imdb", arms=CHAPTER_ARMS[:1], scales=("full",)).splitlines()[0]
+    assert header == "| model | record | test accuracy (full) | E.v shape (full) | score shape (full) |"
+    both = arms_table("imdb", arms=CHAPTER_ARMS[:1]).splitlines()[2]
+    assert both.count("|") == 9 and "90.0 %" in both  # model, record and three columns at two scales

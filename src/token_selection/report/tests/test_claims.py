@@ -79,8 +79,8 @@ def test_each_claim_reads_its_records():
          "5 of 5 seeds (100 %, Wilson 95% [57, 100] %) at d = 2048"),
         ("several_relevant", 0.99123, "worst sequence 0.9912"),
         ("multiclass_one_step", 0.9345, "worst class corr 0.934"),
-        ("trained_accuracy", INTERVAL, "88.5 % [88.3, 88.6] % (5 seeds)"),
-        ("frozen_accuracy", INTERVAL, "88.5 % [88.3, 88.6] % (5 seeds)"),
+        ("trained_accuracy", INTERVAL, "88.5 [88.3, 88.6] % (5 seeds)"),
+        ("frozen_accuracy", INTERVAL, "88.5 [88.3, 88.6] % (5 seeds)"),
         ("global", [{"value": 0.8, "low": 0.376, "high": 0.964, "n": 5, "passed": 4, "d": 512},
                     {"value": 1.0, "low": 0.839, "high": 1.0, "n": 20, "passed": 20, "d": 2048}],
          "4 of 5 seeds (80 %, Wilson 95% [38, 96] %) at d = 512; 20 of 20 seeds (100 %, Wilson 95% [84, 100] %) at "
@@ -93,13 +93,13 @@ def test_each_claim_reads_its_records():
             {"value": 10.4, "low": 10.4, "high": 10.4, "n": 1, "budget": "80", "plateau": True,
              "early_stopped": {"value": 0.466, "low": 0.44, "high": 0.5, "n": 5}},
             "10.40x (one seed) trained to the end of 80 epochs (at the training-loss plateau); "
-            "early-stopped: 0.47x [0.44, 0.50]x (5 seeds)",
+            "early-stopped: 0.47 [0.44, 0.50]x (5 seeds)",
         ),
         (
             "std_ratio_scores",
             {"value": 2.7, "low": 2.5, "high": 2.9, "n": 2, "budget": "40", "plateau": False,
              "early_stopped": {"value": 0.9, "low": 0.9, "high": 0.9, "n": 1}},
-            "2.70x [2.50, 2.90]x (2 seeds) trained to the end of 40 epochs (no budget reached the loss plateau); "
+            "2.70 [2.50, 2.90]x (2 seeds) trained to the end of 40 epochs (no budget reached the loss plateau); "
             "early-stopped: 0.90x (one seed)",
         ),
         ("mlp_values", {"ours": [0.5, 0.6], "reference": [0.7, 0.8]}, "Spearman [+0.50, +0.60]"),
@@ -175,8 +175,8 @@ def test_a_gap_names_its_seeds_from_two_on(n, tail):
 def test_each_shown_number_keeps_its_digits():
     one_seed = {"value": 0.7234, "low": 0.7, "high": 0.75, "n": 1}
     assert show_accuracy(one_seed) == "72.3 % (one seed)"
-    assert show_accuracy({**one_seed, "n": 2}) == "72.3 % [70.0, 75.0] % (2 seeds)"
-    assert show_ratio({"value": 8.456, "low": 6.5, "high": 10.004, "n": 3}) == "8.46x [6.50, 10.00]x (3 seeds)"
+    assert show_accuracy({**one_seed, "n": 2}) == "72.3 [70.0, 75.0] % (2 seeds)"
+    assert show_ratio({"value": 8.456, "low": 6.5, "high": 10.004, "n": 3}) == "8.46 [6.50, 10.00]x (3 seeds)"
     assert show_ratio(one_seed) == "0.72x (one seed)"
     assert (show_corr(-0.12345), show_worst_class_corr(0.5)) == ("corr -0.123", "worst class corr 0.500")
     assert show_worst_sequence(0.99995) == "worst sequence 1.0000"
@@ -185,5 +185,5 @@ def test_each_shown_number_keeps_its_digits():
 
 def test_a_non_finite_number_is_shown_in_lower_case():
     """A std ratio over a zero std is infinite, an accuracy of no test sequence undefined: shown as Python writes them."""
-    assert show_ratio({"value": float("inf"), "low": 1.5, "high": float("inf"), "n": 2}) == "infx [1.50, inf]x (2 seeds)"
+    assert show_ratio({"value": float("inf"), "low": 1.5, "high": float("inf"), "n": 2}) == "inf [1.50, inf]x (2 seeds)"
     assert show_accuracy({"value": float("nan"), "low": 0.0, "high": 1.0, "n": 1}) == "nan % (one seed)"

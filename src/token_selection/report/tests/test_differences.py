@@ -199,7 +199,7 @@ def test_arm_difference_texts_show_intervals_counts_and_readings():
     assert texts["control_shapes"] == "3 flat (by significance alone: 2 flat, 1 U-shaped, largest U effect 0.10)"
     assert texts["reading_values"].startswith("below 1") and texts["reading_scores"].startswith("above 1")
     assert texts["u_reading"].startswith("1 of 3 seeds are U-shaped")
-    assert texts["trained"] == texts["frozen"] == "88.5 % [88.3, 88.6] % (3 seeds)"
+    assert texts["trained"] == texts["frozen"] == "88.5 [88.3, 88.6] % (3 seeds)"
 
 
 # Whole sentences, on inputs whose every number is worked out by hand in the comments: each word a reader sees is pinned.
