@@ -204,12 +204,17 @@ def open_cache(cache_dir: Path | None = None):
 
 
 def store(nb: nbformat.NotebookNode, path: Path, seconds: float, runner: str, cache_dir: Path | None = None) -> None:
-    """Put an executed notebook in the book's cache, with its run time and the inputs it ran on."""
+    """Put an executed notebook in the book's cache, with its run time and the inputs it ran on.
+
+    Then touch the notebook file: Sphinx rebuilds a page only when its source is newer than its last build,
+    so without this a chapter re-executed for a change elsewhere (the package, a record) would keep the
+    outputs of its previous build on an incremental ``make book``. The file's content is unchanged."""
     from jupyter_cache.base import CacheBundleIn
 
     data = {"execution_seconds": round(seconds, 2), "inputs_sha256": inputs_sha256(), "runner": runner}
     bundle = CacheBundleIn(nb, str(Path(path).resolve()), data=data)
     open_cache(cache_dir).cache_notebook_bundle(bundle, check_validity=False, overwrite=True)
+    os.utime(path)
 
 
 def fresh_record(path: Path, cache_dir: Path | None = None):

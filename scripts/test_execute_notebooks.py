@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 
 import nbformat
@@ -73,7 +74,11 @@ def test_an_executed_notebook_is_cached_and_found_fresh(tmp_path):
     assert fresh_record(path, cache) is None
     nb, seconds = execute(path, limit=60)
     assert nb.cells[0].outputs[0].text == "42\n"
+    content = path.read_bytes()
+    os.utime(path, (1_000_000_000, 1_000_000_000))  # built long ago
     store(nb, path, seconds, runner="test", cache_dir=cache)
+    # touched, so that an incremental book build reads the new outputs; its content untouched
+    assert path.stat().st_mtime > 1_000_000_000 and path.read_bytes() == content
     record = fresh_record(path, cache)
     assert record is not None and record.data["runner"] == "test"
     write_notebook(path, ["print(6 * 9)"])
