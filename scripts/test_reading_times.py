@@ -32,8 +32,8 @@ def test_check_fails_on_an_off_line_and_write_fixes_it_keeping_the_running_sente
     short = chapter(tmp_path / "02_short.ipynb", 333, pen=0, coding=3, time="**Time.** About 40 minutes to read.")
     assert reading_times.main(["--check", str(long), str(short)]) == 1
     out = capsys.readouterr().out
-    assert "01_long.ipynb: Time line states 45 minutes, the formula gives 115" in out  # 73.21 + 5 * 8 = 113.2 -> 115
-    assert "02_short" in out  # 3.33 + 3 * 10 = 33.3 -> 35
+    assert "01_long.ipynb: Time line states 45 minutes, the formula gives 125" in out  # 7321 / 85 + 5 * 8 = 126.1 -> 125
+    assert "02_short" in out  # 333 / 85 + 3 * 10 = 33.9 -> 35
     assert reading_times.main(["--write", str(long), str(short)]) == 0
     assert reading_times.main(["--check", str(long), str(short)]) == 0
     first = json.loads(short.read_text())["cells"][0]["source"]
