@@ -12,10 +12,8 @@ from token_selection.report.shape_readings import (
     arms_words,
     bin_verdict,
     count_words,
-    curve_at,
     score_std,
     seed_readings,
-    seed_verdicts,
     selects,
 )
 
@@ -32,35 +30,6 @@ def curve(shape="U-shaped", rho=0.1, left=-0.5, right=0.4, means=None, stds=None
         "bin_std": stds or [0.1] * len(CENTRES),
         "bin_count": counts or [1, 2, 3, 5, 8, 13, 21, 34, 40, 30, 20, 12, 7, 4, 2, 1],
     }
-
-
-def test_curve_at_reads_values_scores_and_classes():
-    metrics = {"values": {"a": 1}, "scores": {"b": 2}, "classes": [{"c": 3}, {"c": 4}]}
-    assert curve_at(metrics, "values") == {"a": 1} and curve_at(metrics, "classes.1") == {"c": 4}
-    with pytest.raises(ValueError, match="quantity must be"):
-        curve_at(metrics, "weights")
-
-
-def test_seed_verdicts_with_and_without_kept_arms():
-    per_seed = {"scores.shape": ["U-shaped", "flat", "U-shaped"], "scores.verdict.spearman": [0.1, 0.0, 0.2]}
-    metrics = {"scores": curve(), "per_seed": per_seed}
-    verdicts = seed_verdicts(metrics, "scores")
-    assert verdicts[0] == {"shape": "U-shaped", "spearman": 0.1, "left_spearman": -0.5, "right_spearman": 0.4}
-    assert verdicts[2] == {"shape": "U-shaped", "spearman": 0.2}, "arms not kept for seed 2: no key, not NaN"
-    per_seed |= {"scores.verdict.left_spearman": [-0.5, math.nan, -0.1], "scores.verdict.right_spearman": [0.4, math.nan, 0.3]}
-    kept = seed_verdicts(metrics, "scores")
-    assert kept[2]["left_spearman"] == -0.1 and math.isnan(kept[1]["right_spearman"])
-    per_seed["scores.verdict.spearman"] = [0.1, 0.0]
-    with pytest.raises(ValueError, match="3 shapes but 2 correlations"):
-        seed_verdicts(metrics, "scores")
-
-
-def test_seed_verdicts_of_a_record_that_kept_one_correlation():
-    metrics = {"scores": curve(), "per_seed": {"scores.shape": ["U-shaped", "increasing"]}}
-    second = seed_verdicts(metrics, "scores")[1]
-    assert second["shape"] == "increasing" and math.isnan(second["spearman"])
-    bare = {"scores": {"shape": "flat", "verdict": {"shape": "flat", "spearman": 0.0}}}
-    assert seed_verdicts(bare, "scores") == [{"shape": "flat", "spearman": 0.0}]
 
 
 def test_seed_readings_pair_the_controls_seeds():

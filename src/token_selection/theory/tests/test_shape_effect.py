@@ -6,7 +6,17 @@ import math
 
 import pytest
 
-from token_selection.theory.shape_effect import CONTROL, MIN_EFFECT, ShapeReading, effect_size, read_shape
+from token_selection.results import TABLE_COLUMNS
+from token_selection.theory.shape_effect import (
+    CONTROL,
+    MIN_EFFECT,
+    ShapeReading,
+    curve_at,
+    effect_size,
+    read_shape,
+    seed_verdicts,
+    shape_cell,
+)
 
 
 def u(left: float, right: float, rho: float = 0.0) -> dict:
@@ -94,3 +104,77 @@ def test_minimum_of_one_is_allowed_and_a_custom_minimum_is_used():
     assert read_shape(u(-1.0, 1.0), minimum=1.0).shape == "U-shaped"
     assert read_shape(u(-0.5, 0.5), minimum=0.6).shape == "flat"
     assert ShapeReading("increasing", 0.3, minimum=0.3).shape == "increasing"
+
+
+CENTRES = [-0.95, -0.8, -0.6, -0.45, -0.3, -0.2, -0.1, -0.05, 0.0, 0.05, 0.1, 0.2, 0.35, 0.5, 0.7, 0.9]
+
+
+def curve(shape="U-shaped", rho=0.1, left=-0.5, right=0.4, means=None, stds=None, counts=None):
+    """A record's curve (its seed-0 verdict and 16 bins), as the real-data pipeline writes it."""
+    means = [abs(c) for c in CENTRES] if means is None else means
+    return {
+        "shape": shape,
+        "verdict": {"shape": shape, "spearman": rho, "left_spearman": left, "right_spearman": right},
+        "bin_centres": CENTRES,
+        "bin_mean": means,
+        "bin_std": stds or [0.1] * len(CENTRES),
+        "bin_count": counts or [1, 2, 3, 5, 8, 13, 21, 34, 40, 30, 20, 12, 7, 4, 2, 1],
+    }
+
+
+def test_curve_at_reads_values_scores_and_classes():
+    metrics = {"values": {"a": 1}, "scores": {"b": 2}, "classes": [{"c": 3}, {"c": 4}]}
+    assert curve_at(metrics, "values") == {"a": 1} and curve_at(metrics, "classes.1") == {"c": 4}
+    with pytest.raises(ValueError, match="quantity must be"):
+        curve_at(metrics, "weights")
+
+
+def test_seed_verdicts_with_and_without_kept_arms():
+    per_seed = {"scores.shape": ["U-shaped", "flat", "U-shaped"], "scores.verdict.spearman": [0.1, 0.0, 0.2]}
+    metrics = {"scores": curve(), "per_seed": per_seed}
+    verdicts = seed_verdicts(metrics, "scores")
+    assert verdicts[0] == {"shape": "U-shaped", "spearman": 0.1, "left_spearman": -0.5, "right_spearman": 0.4}
+    assert verdicts[2] == {"shape": "U-shaped", "spearman": 0.2}, "arms not kept for seed 2: no key, not NaN"
+    per_seed |= {"scores.verdict.left_spearman": [-0.5, math.nan, -0.1], "scores.verdict.right_spearman": [0.4, math.nan, 0.3]}
+    kept = seed_verdicts(metrics, "scores")
+    assert kept[2]["left_spearman"] == -0.1 and math.isnan(kept[1]["right_spearman"])
+    per_seed["scores.verdict.spearman"] = [0.1, 0.0]
+    with pytest.raises(ValueError, match="3 shapes but 2 correlations"):
+        seed_verdicts(metrics, "scores")
+
+
+def test_seed_verdicts_of_a_record_that_kept_one_correlation():
+    metrics = {"scores": curve(), "per_seed": {"scores.shape": ["U-shaped", "increasing"]}}
+    second = seed_verdicts(metrics, "scores")[1]
+    assert second["shape"] == "increasing" and math.isnan(second["spearman"])
+    bare = {"scores": {"shape": "flat", "verdict": {"shape": "flat", "spearman": 0.0}}}
+    assert seed_verdicts(bare, "scores") == [{"shape": "flat", "spearman": 0.0}]
+
+
+def _curve(shape: str, rho: float, **arms: float) -> dict:
+    return {"shape": shape, "verdict": {"shape": shape, "spearman": rho, **arms}}
+
+
+def test_a_shape_cell_reads_each_seed_with_its_effect_size():
+    # one seed: significant but below the minimum effect (0.2) reads flat, with the tested shape beside it
+    assert shape_cell({"scores": _curve("decreasing", -0.19)}, "scores") == "flat; by significance alone decreasing"
+    assert shape_cell({"scores": _curve("decreasing", -0.2)}, "scores") == "decreasing"  # on the minimum: kept
+    u = _curve("U-shaped", 0.0, left_spearman=-0.6, right_spearman=0.5)
+    assert shape_cell({"scores": u}, "scores") == "U-shaped"
+    per_seed = {
+        "scores.shape": ["U-shaped", "U-shaped", "flat"],
+        "scores.verdict.spearman": [0.0, 0.0, 0.01],
+        "scores.verdict.left_spearman": [-0.6, -0.1, float("nan")],
+        "scores.verdict.right_spearman": [0.5, 0.4, float("nan")],
+    }
+    cell = shape_cell({"scores": u, "per_seed": per_seed}, "scores")
+    assert cell == "U-shaped (1 of 3 seeds); by significance alone U-shaped (2)"
+    assert shape_cell({"scores": {"shape": "flat"}}, "scores") is None  # no verdict kept
+    assert shape_cell({}, "values") is None
+    # a table reads its shape columns with the reader it is given, and falls back to the tested shapes without one
+    record = {"metrics": {"scores": _curve("decreasing", -0.19), "values": _curve("increasing", 0.9)}}
+    column = TABLE_COLUMNS["score shape"]
+    assert column.cell(record) == "decreasing"
+    assert column.cell(record, shape_cell) == "flat; by significance alone decreasing"
+    assert TABLE_COLUMNS["test accuracy"].cell({"metrics": {"test_accuracy": 0.5}}, shape_cell) == "50.0 %"
+    assert column.cell({"metrics": {"scores": {"shape": "flat"}}}, shape_cell) == "flat"  # the reader gives up
