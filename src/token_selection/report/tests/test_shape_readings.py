@@ -16,20 +16,7 @@ from token_selection.report.shape_readings import (
     seed_readings,
     selects,
 )
-
-CENTRES = [-0.95, -0.8, -0.6, -0.45, -0.3, -0.2, -0.1, -0.05, 0.0, 0.05, 0.1, 0.2, 0.35, 0.5, 0.7, 0.9]
-
-
-def curve(shape="U-shaped", rho=0.1, left=-0.5, right=0.4, means=None, stds=None, counts=None):
-    means = [abs(c) for c in CENTRES] if means is None else means
-    return {
-        "shape": shape,
-        "verdict": {"shape": shape, "spearman": rho, "left_spearman": left, "right_spearman": right},
-        "bin_centres": CENTRES,
-        "bin_mean": means,
-        "bin_std": stds or [0.1] * len(CENTRES),
-        "bin_count": counts or [1, 2, 3, 5, 8, 13, 21, 34, 40, 30, 20, 12, 7, 4, 2, 1],
-    }
+from token_selection.tests.record_curves import CENTRES, curve
 
 
 def test_seed_readings_pair_the_controls_seeds():

@@ -7,6 +7,7 @@ import math
 import pytest
 
 from token_selection.results import TABLE_COLUMNS
+from token_selection.tests.record_curves import curve
 from token_selection.theory.shape_effect import (
     CONTROL,
     MIN_EFFECT,
@@ -104,22 +105,6 @@ def test_minimum_of_one_is_allowed_and_a_custom_minimum_is_used():
     assert read_shape(u(-1.0, 1.0), minimum=1.0).shape == "U-shaped"
     assert read_shape(u(-0.5, 0.5), minimum=0.6).shape == "flat"
     assert ShapeReading("increasing", 0.3, minimum=0.3).shape == "increasing"
-
-
-CENTRES = [-0.95, -0.8, -0.6, -0.45, -0.3, -0.2, -0.1, -0.05, 0.0, 0.05, 0.1, 0.2, 0.35, 0.5, 0.7, 0.9]
-
-
-def curve(shape="U-shaped", rho=0.1, left=-0.5, right=0.4, means=None, stds=None, counts=None):
-    """A record's curve (its seed-0 verdict and 16 bins), as the real-data pipeline writes it."""
-    means = [abs(c) for c in CENTRES] if means is None else means
-    return {
-        "shape": shape,
-        "verdict": {"shape": shape, "spearman": rho, "left_spearman": left, "right_spearman": right},
-        "bin_centres": CENTRES,
-        "bin_mean": means,
-        "bin_std": stds or [0.1] * len(CENTRES),
-        "bin_count": counts or [1, 2, 3, 5, 8, 13, 21, 34, 40, 30, 20, 12, 7, 4, 2, 1],
-    }
 
 
 def test_curve_at_reads_values_scores_and_classes():
