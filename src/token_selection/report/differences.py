@@ -18,6 +18,7 @@ from ..results import read_record
 from ..studies.flow_discretisation import finer_discretisation_reason
 from ..theory.shape_effect import MIN_EFFECT, ShapeReading
 from ..theory.thresholds import DIRECTION_COSINE, SELECTED_ATTENTION
+from .measures import CONVERGED, converged_std_ratio, per_seed, real_record, seeded, std_ratio
 from .paper_numbers import (
     EMBEDDING_DIMENSION,
     FROZEN_ACCURACY,
@@ -136,10 +137,6 @@ def _same_models(m: dict[str, Any]) -> str:
         f" (the early-stopped budgets of {' and '.join(budgets)} epochs all kept epoch {epoch}: one model)"
         for epoch, budgets in shared
     )
-
-
-CONVERGED = "diagnosis-converged_joint"
-"""The record of joint training to the end of each budget (``real_data.diagnoses.run_converged_joint``)."""
 
 
 def converged_sentence(c: dict[str, Any], m: dict[str, Any], quantity: str) -> str:
@@ -424,7 +421,6 @@ def _seeded(record: dict[str, Any] | None, path: str) -> dict[str, Any] | None:
     """The seed interval of a scalar metric of a record (one seed when the record has no summary), or None."""
     if record is None:
         return None
-    from .measures import seeded
 
     try:
         return seeded(record["metrics"], path)
@@ -443,9 +439,6 @@ def spread_headline(joint: dict[str, Any], step: dict[str, Any], converged: dict
     """The spread bullet: the rebuttal's comparison (joint training to convergence over one step, ``converged``, the
     converged-joint metrics) first, then the early-stopped joint arm; without the converged record, the early-stopped
     arm alone. ``joint`` and ``step``: the IMDB one-layer joint and one-step-frozen records."""
-    from .measures import CONVERGED as CONVERGED_RECORD
-    from .measures import converged_std_ratio, std_ratio
-
     metrics = {"imdb-one_layer-joint": joint["metrics"], "imdb-one_layer-one_step_frozen": step["metrics"]}
     words = {"values": "E_s . v", "scores": "E_s . p"}
     early = {q: std_ratio(q)(metrics) for q in ("values", "scores")}
@@ -463,7 +456,7 @@ def spread_headline(joint: dict[str, Any], step: dict[str, Any], converged: dict
             f"- {lead}: on IMDB at d = {joint['settings']['d']}, jointly trained over one-step per-bin spread is "
             f"{early_shown} (best validation epoch kept), against {paper}."
         )
-    found = {q: converged_std_ratio(q)(metrics | {CONVERGED_RECORD: converged}) for q in ("values", "scores")}
+    found = {q: converged_std_ratio(q)(metrics | {CONVERGED: converged}) for q in ("values", "scores")}
     smaller = [q for q, r in found.items() if r["low"] > 1]
     budget = found["values"]["budget"]
     reached = "at its training-loss plateau" if found["values"]["plateau"] else "no budget reached the loss plateau"
@@ -603,8 +596,6 @@ def arm_differences(dataset: str, scale: str = "full") -> dict[str, Any] | None:
     ``accuracy`` (mode -> interval of test accuracy), ``gaps`` (mode -> points from the rebuttal's level) and ``seeds``
     (number of seeds of the joint arm).
     """
-    from .measures import per_seed, real_record, std_ratio
-
     modes = ("joint", "one_step_frozen", "frozen_random")
     names = {m: real_record("one_layer", m, dataset) for m in modes}
     records = {m: read_record(names[m], scale) for m in modes}
@@ -617,10 +608,7 @@ def arm_differences(dataset: str, scale: str = "full") -> dict[str, Any] | None:
     converged = diagnosis(CONVERGED, scale) if dataset == "imdb" else None  # the converged arm trains on IMDB
     found = {}
     if converged is not None:
-        from .measures import CONVERGED as CONVERGED_RECORD
-        from .measures import converged_std_ratio
-
-        with_converged = metrics | {CONVERGED_RECORD: converged}
+        with_converged = metrics | {CONVERGED: converged}
         found["converged"] = {q: converged_std_ratio(q, dataset)(with_converged) for q in ("values", "scores")}
     return found | {
         "ratios": {q: std_ratio(q, dataset)(metrics) for q in ("values", "scores")},
