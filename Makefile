@@ -24,7 +24,7 @@ export PYTHONHASHSEED := 0
 unexport PYTHONDONTWRITEBYTECODE
 export TOKEN_SELECTION_DATA ?= $(abspath ../shared/data)
 
-.PHONY: records install lock book execute test site offsite-tests lint lint-workflows unit nbval notebooks notebook-limits browser explorer-grid opening-figures \
+.PHONY: records install lock book execute test site offsite-tests static-checks lint lint-workflows unit nbval notebooks notebook-limits browser explorer-grid opening-figures \
         sync-setup-cells tidy-notebooks colab-check pdf release-check mutation full clean clean-caches
 
 install: $(STAMP)
@@ -76,6 +76,10 @@ lint: $(STAMP)
 	$(PY) scripts/tidy_notebooks.py --check
 	$(PY) scripts/reading_times.py --check
 
+# Every check that reads the sources and runs nothing: lint, the workflows, the chapters' set-up cells.
+static-checks: lint lint-workflows
+	$(PY) scripts/sync_setup_cells.py --check
+
 # The GitHub workflows, checked offline.
 lint-workflows: $(STAMP)
 	$(BIN)/actionlint -no-color -oneline
@@ -96,12 +100,11 @@ TEST_JOBS ?= auto
 XDIST     := $(if $(filter 0,$(TEST_JOBS)),,-n $(TEST_JOBS) --dist worksteal)
 XDIST_NB  := $(if $(filter 0,$(TEST_JOBS)),,-n $(TEST_JOBS) --dist loadfile)
 
-# nbval first: it executes and checks every chapter once and caches each run, so `book` executes nothing again.
-# Then two make jobs at once: the book and its PDF (`site`), and every test that reads neither (`offsite-tests`);
-# last, the tests of the built site and PDF.
-test: $(STAMP) lint lint-workflows browser
-	$(PY) scripts/sync_setup_cells.py --check
-	$(MAKE) --no-print-directory nbval
+# nbval first: it executes and checks every chapter once and caches each run, so `book` executes nothing again;
+# the checks that run on one core (`static-checks`) run beside it. Then two make jobs at once: the book and its PDF
+# (`site`), and every test that reads neither (`offsite-tests`); last, the tests of the built site and PDF.
+test: $(STAMP) browser
+	$(MAKE) --no-print-directory -j2 --output-sync=target static-checks nbval
 	$(MAKE) --no-print-directory -j2 --output-sync=target site offsite-tests
 	$(PY) -m pytest book $(SITE_TESTS) $(XDIST) --durations=10
 

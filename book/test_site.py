@@ -233,6 +233,11 @@ def test_page_renders_offline_with_math_and_figures(open_page, path):
     unexpected = [e for e in page.console_errors if not any(known in e for known in KNOWN_HARMLESS_CONSOLE_ERRORS)]
     assert unexpected == [], f"{path}: console errors: {unexpected}"
 
+    # the folded layer of a chapter (clicks its checks dropdown and one hidden input open)
+    if path in CHAPTER_PAGES and path not in NO_CHECKS_DROPDOWN:
+        folded = folded_parts_defects(page)
+        assert not folded, f"{path}: the folded parts do not open or hold what they should:\n" + "\n".join(folded)
+
     # last, as it resizes the window and opens the folded cells
     defects = reader_defects(page)
     assert not defects, f"{path}: what the reader should not see:\n" + "\n".join(defects)
@@ -440,26 +445,55 @@ def test_machinery_share_of_the_reading_path(built_site):
     assert not over, "machinery share over the limit:\n" + "\n".join(report)
 
 
-@pytest.mark.parametrize("path", CHAPTER_PAGES)
-def test_the_folded_parts_open_and_hold_what_they_should(open_page, path):
-    if path in NO_CHECKS_DROPDOWN:
-        pytest.skip(NO_CHECKS_DROPDOWN[path])
-    page = open_page(path)
+def folded_parts_defects(page) -> list[str]:
+    """What is wrong with the folded layer of a chapter ``page``: its one "How this page checks itself" dropdown is
+    closed when the page opens, opens on a click and holds text; its check cells' inputs are hidden, open on a click,
+    and hold the asserts. Clicks the dropdown and the first hidden input open."""
     dropdown = page.locator("article details", has=page.locator("summary", has_text=CHECKS_DROPDOWN))
-    assert dropdown.count() == 1, f"{path}: {dropdown.count()} '{CHECKS_DROPDOWN}' dropdowns (one expected)"
-    assert not dropdown.evaluate("d => d.open"), f"{path}: the dropdown is open when the page opens"
+    if dropdown.count() != 1:
+        return [f"{dropdown.count()} '{CHECKS_DROPDOWN}' dropdowns (one expected)"]
+    problems = []
+    if dropdown.evaluate("d => d.open"):
+        problems.append("the checks dropdown is open when the page opens")
     dropdown.locator("summary").first.click()
-    assert dropdown.evaluate("d => d.open"), f"{path}: the dropdown does not open"
+    if not dropdown.evaluate("d => d.open"):
+        problems.append("the checks dropdown does not open")
     body = dropdown.inner_text().replace(CHECKS_DROPDOWN, "").strip()
-    assert len(body.split()) >= 20 and dropdown.locator("p").first.is_visible(), f"{path}: the opened dropdown is empty"
+    if len(body.split()) < 20 or not dropdown.locator("p").first.is_visible():
+        problems.append("the opened checks dropdown is empty")
 
     hidden = page.locator("article div.cell details.above-input, article div.tag_hide-input details")
-    assert hidden.count() >= 1, f"{path}: no hidden cell input (check cells carry hide-input)"
+    if not hidden.count():
+        return [*problems, "no hidden cell input (check cells carry hide-input)"]
     first = hidden.first
     code = first.locator("pre").first
-    assert not code.is_visible(), f"{path}: a hidden input shows before it is opened"
+    if code.is_visible():
+        problems.append("a hidden input shows before it is opened")
     first.locator("summary").first.click()
-    assert code.is_visible(), f"{path}: a hidden input does not open"
+    if not code.is_visible():
+        problems.append("a hidden input does not open")
     # the text of every folded input, opened or not (inner_text leaves out what a closed <details> does not show)
     texts = [hidden.nth(i).text_content() or "" for i in range(hidden.count())]
-    assert any("assert" in text for text in texts), f"{path}: no hidden input holds an assert: the checks are not folded"
+    if not any("assert" in text for text in texts):
+        problems.append("no hidden input holds an assert: the checks are not folded")
+    return problems
+
+
+FOLDED_CHAPTER = f"""<article class="bd-article"><h1>A chapter</h1>
+<details class="dropdown"><summary>{CHECKS_DROPDOWN}</summary>
+<p>{" ".join(["Every check of this page runs under nbval and prints one line."] * 3)}</p></details>
+<div class="cell tag_hide-input"><details class="above-input"><summary>Show code</summary>
+<pre>{{check}}</pre></details><div class="cell_output"><pre>ok</pre></div></div></article>"""
+
+
+def test_folded_parts_checker_passes_a_folded_chapter_and_catches_each_defect(browser):
+    assert folded_parts_defects(fed_page(browser, FOLDED_CHAPTER.format(check="assert x == 1"))) == []
+    unfolded = folded_parts_defects(fed_page(browser, FOLDED_CHAPTER.format(check="print(x)")))
+    assert unfolded == ["no hidden input holds an assert: the checks are not folded"], unfolded
+    opened = FOLDED_CHAPTER.format(check="assert x").replace('<details class="dropdown">', '<details class="dropdown" open>')
+    assert folded_parts_defects(fed_page(browser, opened))[0] == "the checks dropdown is open when the page opens"
+    bare = FOLDED_CHAPTER.format(check="assert x").replace('<details class="above-input">', "<div>")
+    assert "no hidden cell input" in folded_parts_defects(fed_page(browser, bare.replace("</pre></details>", "</pre></div>")))[-1]
+    assert folded_parts_defects(fed_page(browser, "<article><h1>No dropdown</h1></article>")) == [
+        f"0 '{CHECKS_DROPDOWN}' dropdowns (one expected)"
+    ]

@@ -129,11 +129,12 @@ UNCHANGED: dict[Path, float] = {}
 
 
 def pytest_collection_modifyitems(config, items):
-    if os.environ.get("NBVAL_RERUN_ALL"):
-        return
     verdicts: dict[Path, object] = {}
     keep, deselected = [], []
     for item in items:
+        if os.environ.get("NBVAL_RERUN_ALL"):
+            keep.append(item)
+            continue
         notebook_file = getattr(item, "parent", None)
         if not hasattr(item, "cell") or not hasattr(notebook_file, "nb"):
             keep.append(item)
@@ -149,7 +150,12 @@ def pytest_collection_modifyitems(config, items):
             UNCHANGED[path] = float(verdicts[path].data["execution_seconds"])
     if deselected:
         config.hook.pytest_deselected(items=deselected)
-        items[:] = keep
+    # the longest chapters first, each chapter's cells in their order (pytest-xdist runs a file whole in one worker)
+    files = list(dict.fromkeys(Path(str(item.fspath)).resolve() for item in keep))
+    notebooks = [path for path in files if path.suffix == ".ipynb"]
+    order = chapters.longest_first(notebooks) + [path for path in files if path.suffix != ".ipynb"]
+    rank = {path: i for i, path in enumerate(order)}
+    items[:] = sorted(keep, key=lambda item: rank[Path(str(item.fspath)).resolve()])
 
 
 def _chapter_run(item) -> ChapterRun | None:

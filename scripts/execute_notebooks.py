@@ -96,6 +96,16 @@ def limit_for(notebook: Path, limits: dict[str, float] | None = None) -> float:
     return limits.get(Path(notebook).stem, DEFAULT_LIMIT_S)
 
 
+def longest_first(notebooks: list[Path], limits: dict[str, float] | None = None) -> list[Path]:
+    """``notebooks`` with the longest limits first (ties in their given order).
+
+    pytest-xdist hands each worker its first chapters in this order; a long chapter started last would leave the
+    other workers idle while it runs alone.
+    """
+    limits = load_limits() if limits is None else limits
+    return sorted(notebooks, key=lambda notebook: -limit_for(notebook, limits))
+
+
 def limit_from_measured(seconds: float) -> int:
     """``LIMIT_FACTOR`` x ``seconds``, at least ``MIN_LIMIT_S``, rounded up to 10 s."""
     return max(MIN_LIMIT_S, int(math.ceil(LIMIT_FACTOR * seconds / 10.0)) * 10)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -15,6 +16,7 @@ from execute_notebooks import (
     fresh_record,
     limit_for,
     limit_from_measured,
+    longest_first,
     store,
     toc_notebooks,
 )
@@ -91,3 +93,12 @@ def test_limits_are_five_times_the_measured_time_and_at_least_a_minute():
     assert limit_from_measured(41.2) == 210
     for path in toc_notebooks():
         assert limit_for(path) >= 60
+
+
+def test_the_longest_chapters_come_first_and_ties_keep_their_order():
+    limits = {"01_a": 60.0, "06_b": 190.0, "07_c": 110.0, "08_d": 60.0}
+    paths = [Path(f"notebooks/{name}.ipynb") for name in ("01_a", "06_b", "new", "07_c", "08_d")]
+    ordered = [path.stem for path in longest_first(paths, limits)]
+    # a chapter missing from the table counts with the default limit (300 s): a new chapter may be long
+    assert ordered == ["new", "06_b", "07_c", "01_a", "08_d"]
+    assert longest_first([], limits) == []

@@ -6,8 +6,10 @@ import os
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
+import lock_requirements
 import nbformat
 import pytest
 import sync_setup_cells as sync
@@ -176,37 +178,54 @@ def test_a_chapter_without_a_setup_cell_gets_one_inserted_before_its_code(tmp_pa
     nbformat.validate(nbformat.read(path, as_version=4))
 
 
+def wheel(folder: Path, name: str, version: str, requires: str) -> Path:
+    """A built wheel of an empty package ``name`` that requires ``requires``: pip installs it without a build step."""
+    info = f"{name}-{version}.dist-info"
+    files = {
+        f"{name}/__init__.py": "",
+        f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\nRequires-Dist: {requires}\n",
+        f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: hand\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+    }
+    path = folder / f"{name}-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w") as archive:
+        for member, text in files.items():
+            archive.writestr(member, text)
+        archive.writestr(f"{info}/RECORD", "".join(f"{member},,\n" for member in [*files, f"{info}/RECORD"]))
+    return path
+
+
 @pytest.fixture(scope="module")
 def session(tmp_path_factory):
     """A Colab-like session: a virtual environment with pip, IPython and six 1.16.0 "preinstalled".
 
     The course package stands in as a copy of the modules the cell's ending needs (no heavy
     package ``__init__``), and torch as a module that finds no GPU. ``needs_newer``, the package
-    the cell installs (``COURSE_PACKAGE``), requires six>=1.17.
+    the cell installs (``COURSE_PACKAGE``, a wheel: pip builds nothing), requires six>=1.17.
     """
     root = tmp_path_factory.mktemp("session")
     venv = root / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = venv / "bin" / "python"
     pip = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
-    subprocess.run([*pip, "ipython", "six==1.16.0"], check=True)
+    preinstalled = [f"ipython=={lock_requirements.locked_version('ipython')}", "six==1.16.0"]
+    uv = lock_requirements.find_uv()
+    if uv:  # from uv's cache, which installing the lock has just filled: seconds where pip takes about twenty
+        env = lock_requirements.uv_environment()
+        subprocess.run([uv, "venv", "-q", "--seed", "--python", sys.executable, str(venv)], check=True, env=env)
+        subprocess.run([uv, "pip", "install", "-q", "--python", str(python), *preinstalled], check=True, env=env)
+    else:
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([*pip, *preinstalled], check=True)
     stub = root / "path" / "token_selection"
     stub.mkdir(parents=True)
     (stub / "__init__.py").write_text("from ._version import __version__\nfrom .setup_check import finish_setup\n")
     for module in ("setup_check.py", "_version.py", "scale.py"):
         shutil.copy(ROOT / "src" / "token_selection" / module, stub / module)
     (root / "path" / "torch.py").write_text("class cuda:\n    is_available = staticmethod(lambda: False)\n")
-    needs_newer = root / "needs_newer"
-    (needs_newer / "needs_newer").mkdir(parents=True)
-    (needs_newer / "needs_newer" / "__init__.py").write_text("")
-    (needs_newer / "pyproject.toml").write_text(
-        '[build-system]\nrequires = ["setuptools>=68"]\nbuild-backend = "setuptools.build_meta"\n'
-        '[project]\nname = "needs_newer"\nversion = "1.0"\ndependencies = ["six>=1.17"]\n'
-    )
+    needs_newer = wheel(root, "needs_newer", "1.0", requires="six>=1.17")
     env = {
         **os.environ,
         "PYTHONPATH": str(root / "path"),
-        "COURSE_PACKAGE": f"needs_newer @ {needs_newer.as_uri()}",
+        "COURSE_PACKAGE": str(needs_newer),
         "PATH": os.pathsep.join([str(venv / "bin"), os.environ.get("PATH", "")]),  # `!pip` is the session's
         "TOKEN_SELECTION_SCALE": "fast",
     }
