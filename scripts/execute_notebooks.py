@@ -134,14 +134,25 @@ def inputs_sha256(root: Path | None = None) -> str:
     return digest.hexdigest()
 
 
-def toc_notebooks(root: Path = ROOT) -> list[Path]:
-    """The ``.ipynb`` chapters of ``_toc.yml``, in book order."""
+def _toc_files(root: Path) -> list[str]:
+    """Every page of ``_toc.yml`` (without its suffix), in book order."""
     toc = yaml.safe_load((root / "_toc.yml").read_text())
     files = [toc["root"]]
     for part in toc.get("parts", []):
         files += [chapter["file"] for chapter in part.get("chapters", [])]
     files += [chapter["file"] for chapter in toc.get("chapters", [])]
-    return [root / f"{name}.ipynb" for name in files if (root / f"{name}.ipynb").is_file()]
+    return files
+
+
+def toc_notebooks(root: Path = ROOT) -> list[Path]:
+    """The ``.ipynb`` chapters of ``_toc.yml``, in book order."""
+    return [root / f"{name}.ipynb" for name in _toc_files(root) if (root / f"{name}.ipynb").is_file()]
+
+
+def toc_text_pages(root: Path = ROOT) -> list[Path]:
+    """The executable Markdown pages of ``_toc.yml`` (those with a ``{code-cell}``), in book order."""
+    pages = [root / f"{name}.md" for name in _toc_files(root)]
+    return [page for page in pages if page.is_file() and "```{code-cell}" in page.read_text(encoding="utf-8")]
 
 
 class SilentOutputWidget(OutputWidget):
@@ -239,8 +250,14 @@ def fresh_record(path: Path, cache_dir: Path | None = None):
     return record if record.data.get("inputs_sha256") == inputs_sha256() else None
 
 
-def forget_text_pages(cache_dir: Path | None = None) -> None:
-    """Drop cached runs of executable Markdown pages (the status page reports the build's own machine)."""
+def forget_text_pages(pages: list[Path], cache_dir: Path | None = None) -> None:
+    """Drop cached runs of executable Markdown pages, and touch ``pages``, so the build runs them again.
+
+    They read the records and the package (the front page's table, the status page's machine), which their cache
+    key does not hold. Sphinx rebuilds a page only when its source is newer than its last build: without the touch,
+    an incremental ``make book`` would keep a page's outputs from before a record changed. Content is unchanged."""
+    for page in pages:
+        os.utime(page)
     cache_dir = CACHE_DIR if cache_dir is None else Path(cache_dir)
     if not cache_dir.is_dir():
         return
@@ -281,7 +298,7 @@ def main() -> int:
         update_limits(notebooks)
         print(f"wrote {relative(LIMITS_FILE)}")
         return 0
-    forget_text_pages()
+    forget_text_pages(toc_text_pages())
     rows = []
     for path in notebooks:
         record = None if args.force else fresh_record(path)

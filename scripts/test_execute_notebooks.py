@@ -9,16 +9,19 @@ from pathlib import Path
 import nbformat
 import pytest
 from execute_notebooks import (
+    ROOT,
     LimitedClient,
     NotebookTimeLimitError,
     SilentOutputWidget,
     execute,
+    forget_text_pages,
     fresh_record,
     limit_for,
     limit_from_measured,
     longest_first,
     store,
     toc_notebooks,
+    toc_text_pages,
 )
 from nbformat.v4 import new_code_cell, new_notebook
 
@@ -102,3 +105,33 @@ def test_the_longest_chapters_come_first_and_ties_keep_their_order():
     # a chapter missing from the table counts with the default limit (300 s): a new chapter may be long
     assert ordered == ["new", "06_b", "07_c", "01_a", "08_d"]
     assert longest_first([], limits) == []
+
+
+def test_text_pages_are_forgotten_and_touched_so_the_next_build_runs_them_and_chapters_are_kept(tmp_path):
+    from execute_notebooks import open_cache
+    from jupyter_cache.base import CacheBundleIn
+
+    cache_dir = tmp_path / "cache"
+    chapter = write_notebook(tmp_path / "tiny.ipynb", ["print(1)"])
+    page = tmp_path / "status.md"
+    page.write_text("# Status\n")
+    nb, seconds = execute(chapter, limit=60)
+    store(nb, chapter, seconds, runner="test", cache_dir=cache_dir)
+    page_nb, _ = execute(write_notebook(tmp_path / "page.ipynb", ["print(2)"]), limit=60)  # the page's own cells
+    open_cache(cache_dir).cache_notebook_bundle(CacheBundleIn(page_nb, str(page)), check_validity=False, overwrite=True)
+    for path in (chapter, page):
+        os.utime(path, (1_000_000_000, 1_000_000_000))  # built long ago
+    forget_text_pages([page], cache_dir)
+    uris = [record.uri for record in open_cache(cache_dir).list_cache_records()]
+    assert uris == [str(chapter.resolve())], uris
+    assert page.stat().st_mtime > 1_000_000_000 and page.read_text() == "# Status\n"
+    assert chapter.stat().st_mtime == 1_000_000_000, "a chapter's cached run is kept, and its file left alone"
+    os.utime(page, (1_000_000_000, 1_000_000_000))
+    forget_text_pages([page], tmp_path / "no-cache-here")  # no cache yet (a fresh clone): the pages are still touched
+    assert not (tmp_path / "no-cache-here").exists() and page.stat().st_mtime > 1_000_000_000
+
+
+def test_the_text_pages_are_the_toc_pages_with_code_cells():
+    pages = [page.relative_to(ROOT).as_posix() for page in toc_text_pages()]
+    assert pages and all(page.startswith("book/") and page.endswith(".md") for page in pages), pages
+    assert "book/intro.md" in pages and "book/references.md" not in pages  # the references page runs no code

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import ast
 import html
+import sys
 from typing import Any
 
 import numpy as np
-import torch
 
 try:
     from myst_nb import glue as _myst_glue
@@ -24,7 +24,8 @@ def plain(value: Any) -> Any:
     """``value`` as a plain Python number when it is a numpy or one-element torch scalar, else unchanged."""
     if isinstance(value, np.generic):
         return value.item()
-    if isinstance(value, torch.Tensor):
+    torch = sys.modules.get("torch")  # a tensor exists only where torch is imported: this module does not import it
+    if torch is not None and isinstance(value, torch.Tensor):
         if value.numel() != 1:
             raise ValueError(f"only a single number can be glued into the prose, got a tensor of shape {tuple(value.shape)}")
         return value.item()
