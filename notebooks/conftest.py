@@ -129,14 +129,12 @@ UNCHANGED: dict[Path, float] = {}
 
 
 def pytest_collection_modifyitems(config, items):
+    rerun_all = bool(os.environ.get("NBVAL_RERUN_ALL"))
     verdicts: dict[Path, object] = {}
     keep, deselected = [], []
     for item in items:
-        if os.environ.get("NBVAL_RERUN_ALL"):
-            keep.append(item)
-            continue
         notebook_file = getattr(item, "parent", None)
-        if not hasattr(item, "cell") or not hasattr(notebook_file, "nb"):
+        if rerun_all or not hasattr(item, "cell") or not hasattr(notebook_file, "nb"):
             keep.append(item)
             continue
         path = Path(str(notebook_file.fspath)).resolve()

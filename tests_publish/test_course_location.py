@@ -6,13 +6,13 @@ import os
 import shutil
 import subprocess
 import sys
-import zipfile
 from pathlib import Path
 
 import lock_requirements
 import nbformat
 import pytest
 import sync_setup_cells as sync
+from test_lock_requirements import build_wheel
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -178,22 +178,6 @@ def test_a_chapter_without_a_setup_cell_gets_one_inserted_before_its_code(tmp_pa
     nbformat.validate(nbformat.read(path, as_version=4))
 
 
-def wheel(folder: Path, name: str, version: str, requires: str) -> Path:
-    """A built wheel of an empty package ``name`` that requires ``requires``: pip installs it without a build step."""
-    info = f"{name}-{version}.dist-info"
-    files = {
-        f"{name}/__init__.py": "",
-        f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\nRequires-Dist: {requires}\n",
-        f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: hand\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
-    }
-    path = folder / f"{name}-{version}-py3-none-any.whl"
-    with zipfile.ZipFile(path, "w") as archive:
-        for member, text in files.items():
-            archive.writestr(member, text)
-        archive.writestr(f"{info}/RECORD", "".join(f"{member},,\n" for member in [*files, f"{info}/RECORD"]))
-    return path
-
-
 @pytest.fixture(scope="module")
 def session(tmp_path_factory):
     """A Colab-like session: a virtual environment with pip, IPython and six 1.16.0 "preinstalled".
@@ -221,7 +205,7 @@ def session(tmp_path_factory):
     for module in ("setup_check.py", "_version.py", "scale.py"):
         shutil.copy(ROOT / "src" / "token_selection" / module, stub / module)
     (root / "path" / "torch.py").write_text("class cuda:\n    is_available = staticmethod(lambda: False)\n")
-    needs_newer = wheel(root, "needs_newer", "1.0", requires="six>=1.17")
+    needs_newer = build_wheel(root, "needs_newer", "1.0", requires=("six>=1.17",))
     env = {
         **os.environ,
         "PYTHONPATH": str(root / "path"),

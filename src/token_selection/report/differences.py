@@ -421,7 +421,6 @@ def _seeded(record: dict[str, Any] | None, path: str) -> dict[str, Any] | None:
     """The seed interval of a scalar metric of a record (one seed when the record has no summary), or None."""
     if record is None:
         return None
-
     try:
         return seeded(record["metrics"], path)
     except KeyError:
