@@ -42,3 +42,13 @@ def test_the_modules_the_lint_scripts_read_load_no_torch():
     # tidy_notebooks.py (prose) and reading_times.py (reading_time) run in `make lint`, before any chapter
     code = "import sys, token_selection.prose, token_selection.reading_time\nprint('torch' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "False"
+
+
+def test_the_type_checkers_imports_are_the_listed_names():
+    import ast
+    from pathlib import Path
+
+    tree = ast.parse(Path(token_selection.__file__).read_text())
+    block = next(node for node in tree.body if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING")
+    imported = {alias.name: node.module for node in block.body if isinstance(node, ast.ImportFrom) for alias in node.names}
+    assert imported == token_selection._EXPORTS
