@@ -95,13 +95,18 @@ WIDE_BLOCKS = """() => {
   return [...tables, ...equations];
 }"""
 
+# The cells of pandas tables that pandas cut short (display.max_colwidth ends them with "...").
+TRUNCATED_CELLS = (
+    "[...document.querySelectorAll('article table.dataframe td')]"
+    ".map(td => td.textContent.trim()).filter(text => text.endsWith('...'))"
+)
 # The source of every code cell on the page (folded ones included; removed ones are not on the page).
 CELL_SOURCES = "[...document.querySelectorAll('article .cell_input pre')].map(pre => pre.textContent)"
 
 
 def reader_defects(page) -> list[str]:
-    """What a reader should not see on ``page``: test markers, cells that only glue values, code that scrolls sideways,
-    tables and equations wider than the text column.
+    """What a reader should not see on ``page``: test markers, cells that only glue values, table cells that pandas
+    cut short, code that scrolls sideways, tables and equations wider than the text column.
 
     Sets the viewport to ``READING_VIEWPORT`` and opens every folded cell.
     """
@@ -112,6 +117,8 @@ def reader_defects(page) -> list[str]:
         if glue_plumbing(source):
             first = source.strip().splitlines()[0]
             problems.append(f"a cell that only glues values is shown (tag it remove-cell): {first[:60]!r}")
+    for cell in page.evaluate(TRUNCATED_CELLS):
+        problems.append(f"a table cell is cut short (pandas display.max_colwidth): {cell[:70]!r}")
     page.set_viewport_size(READING_VIEWPORT)
     for block in page.evaluate(SCROLLING_CODE):
         problems.append(
@@ -370,6 +377,14 @@ def test_reader_checker_catches_a_table_or_an_equation_wider_than_the_column(bro
     assert reader_defects(_wide_page(browser, equation.format(w=500))) == []
     inline = equation.replace('display="true"', 'display="false"').format(w=620)
     assert reader_defects(_wide_page(browser, inline)) == []  # only display equations are read
+
+
+def test_reader_checker_catches_a_table_cell_that_pandas_cut_short(browser):
+    table = '<table class="dataframe"><tr><td>{}</td><td>about 8</td></tr></table>'
+    cut = reader_defects(_wide_page(browser, table.format("9.73 [9.16, 10.30] (5 seeds), 80 epochs, at th...")))
+    assert cut == ["a table cell is cut short (pandas display.max_colwidth): '9.73 [9.16, 10.30] (5 seeds), 80 epochs, at th...'"]
+    assert reader_defects(_wide_page(browser, table.format("9.73 [9.16, 10.30] (5 seeds)"))) == []
+    assert reader_defects(_wide_page(browser, "<table><tr><td>and so on...</td></tr></table>")) == []  # not pandas'
 
 
 def test_reader_checker_catches_test_markers_and_glue_plumbing(browser):

@@ -11,8 +11,8 @@ record (``diagnosis-<name>.<scale>.json``, written by ``scripts/run_records.py``
   at 20 equal bins, the scale-free ratio (mean per-bin std over the curve's overall std),
   for several step sizes and joint training lengths;
 - ``converged_joint``: joint training to the end of budgets of several lengths, the last epoch kept (no
-  early stopping), with the training loss per epoch and whether it reached a plateau
-  (``PLATEAU_DROP``), and the spreads of ``E_s . v`` and ``E_s . p`` under the readings of
+  early stopping), from every seed of the one-layer model, with the training loss per epoch and whether it
+  reached a plateau (``PLATEAU_DROP``), and the spreads of ``E_s . v`` and ``E_s . p`` under the readings of
   ``spread_readings``; two budgets that return the same model are refused;
 - ``shape_budget``: the score shape of the ``W_KQ`` and MLP models over training lengths
   and initial draws, with three readings of the ``W_KQ`` score (layer 1, layer 2 with ``p``,
@@ -38,7 +38,7 @@ from ..theory.importance import bin_by_importance
 from ..theory.shape import classify_shape
 from .encoding import EncodedReviews, EncodedSplit
 from .measurements import mean_bin_std, rebuttal_bins, token_importance
-from .pipeline import load_data, run_experiment
+from .pipeline import load_data, preset_seeds, run_experiment
 from .settings import REBUTTAL_VOCABULARY, RealDataSettings, diagnosis_settings, real_data_settings
 from .vocabulary_match import matched_vocabulary_settings, run_matched_vocabulary
 
@@ -63,8 +63,8 @@ def _preset(settings: dict[str, Any]) -> RealDataSettings:
     return real_data_settings(settings["scale"], settings["dataset"])
 
 
-def _run(kind: str, mode: str, settings: RealDataSettings, data: EncodedReviews, progress: bool):
-    return run_experiment(kind, mode, settings, data=data, progress=progress)
+def _run(kind: str, mode: str, settings: RealDataSettings, data: EncodedReviews, progress: bool, on_the_way=()):
+    return run_experiment(kind, mode, settings, data=data, progress=progress, on_the_way=on_the_way)
 
 
 # --- trained against frozen -------------------------------------------------------------------
@@ -216,48 +216,70 @@ def check_distinct_lengths(points: dict[str, dict[str, Any]]) -> None:
 
 
 def converged_joint_settings(scale: str) -> dict[str, Any]:
-    """IMDB at the preset; the one-layer model trained jointly for each ``GRIDS["converged_epochs"]``, last kept."""
+    """IMDB at the preset; the one-layer model trained jointly for each ``GRIDS["converged_epochs"]``, last kept, from
+    each of the one-layer model's seeds at ``scale`` (those of the one-step arm it is compared with)."""
     return diagnosis_settings(
-        "converged_joint", scale, epochs=_grid("converged_epochs", scale), plateau_drop=PLATEAU_DROP, seeds=[0]
+        "converged_joint",
+        scale,
+        epochs=_grid("converged_epochs", scale),
+        plateau_drop=PLATEAU_DROP,
+        seeds=preset_seeds("one_layer", scale),
     )
 
 
 def run_converged_joint(settings: dict[str, Any], *, progress: bool = False) -> dict[str, Any]:
-    """Per budget: the spreads of ``E_s . v`` and ``E_s . p`` (``spreads``) and their shapes by the course's shape rule
-    (with the arms' rank correlations), the training loss and validation
-    accuracy per epoch, the kept (last) and the best-validation epoch, the test accuracy, ``|p|``, and whether
-    the training loss reached a plateau (``plateau_drop`` below ``settings["plateau_drop"]``)."""
+    """Per budget, one point per seed (in ``settings["seeds"]`` order): the spreads of ``E_s . v`` and ``E_s . p``
+    (``spreads``) and their shapes by the course's shape rule (with the arms' rank correlations), the training loss
+    and validation accuracy per epoch, the kept (last) and the best-validation epoch, the test accuracy, ``|p|``, and
+    whether the training loss reached a plateau (``plateau_drop`` below ``settings["plateau_drop"]``).
+
+    Each seed trains once, for the longest budget; the shorter budgets are the same run at the end of their epochs
+    (saved on the way: ``run_experiment``'s ``on_the_way``). Returns ``{"seeds": [seed, ...], "joint": {budget:
+    [point, ...]}}``.
+    """
     preset = _preset(settings)
-    data = load_data(preset, progress=progress)
-    x, _ = token_importance(data.train, data.vocab_size, min_count=preset.importance_min_count)
-    points = {}
-    for epochs in settings["epochs"]:
-        run = _run("one_layer", "joint_converged", replace(preset, epochs=epochs), data, progress)
-        history = run.history
-        with torch.no_grad():
-            values, scores = run.model.token_values(), run.model.token_scores()
-        drop = plateau_drop(history.train_loss)
-        shapes = {}
-        for quantity, per_token in (("values", values), ("scores", scores)):
-            verdict = classify_shape(x.numpy(), per_token.detach().double().cpu().numpy(), n_boot=preset.n_boot, seed=0)
-            shapes[quantity] = {"shape": verdict.shape, "spearman": verdict.spearman,
-                                "left_spearman": verdict.left_spearman, "right_spearman": verdict.right_spearman}  # fmt: skip
-        points[str(epochs)] = {
-            "shapes": shapes,
-            "values": spreads(x, values),
-            "scores": spreads(x, scores),
-            "train_loss": history.train_loss,
-            "validation_accuracy": history.validation_accuracy,
-            "kept_epoch": history.kept_epoch,
-            "best_epoch": history.best_epoch,
-            "test_accuracy": run.test_accuracy,
-            "p_norm": float(run.model.p.detach().norm()),
-            "score_range": float(scores.max() - scores.min()),
-            "plateau_drop": drop,
-            "plateau": drop < settings["plateau_drop"],
-        }
-    check_distinct_lengths(points)
-    return {"joint": points}
+    budgets = sorted(settings["epochs"])
+    points: dict[str, list[dict[str, Any]]] = {str(epochs): [] for epochs in budgets}
+    for seed in settings["seeds"]:
+        seeded = replace(preset, seed=seed)
+        data = load_data(seeded, progress=progress)
+        x, _ = token_importance(data.train, data.vocab_size, min_count=preset.importance_min_count)
+        longest = _run("one_layer", "joint_converged", replace(seeded, epochs=budgets[-1]), data, progress, budgets[:-1])
+        runs = {budgets[-1]: longest}
+        for epochs in budgets[:-1]:
+            runs[epochs] = _run("one_layer", "joint_converged", replace(seeded, epochs=epochs), data, progress)
+        seed_points = {str(epochs): _converged_point(runs[epochs], x, preset, settings) for epochs in budgets}
+        check_distinct_lengths(seed_points)
+        for budget, point in seed_points.items():
+            points[budget].append(point)
+    return {"seeds": list(settings["seeds"]), "joint": points}
+
+
+def _converged_point(run, x: torch.Tensor, preset: RealDataSettings, settings: dict[str, Any]) -> dict[str, Any]:
+    """What ``run_converged_joint`` keeps of one run (``x``: (V,) the posterior gaps of its training reviews)."""
+    history = run.history
+    with torch.no_grad():
+        values, scores = run.model.token_values(), run.model.token_scores()
+    drop = plateau_drop(history.train_loss)
+    shapes = {}
+    for quantity, per_token in (("values", values), ("scores", scores)):
+        verdict = classify_shape(x.numpy(), per_token.detach().double().cpu().numpy(), n_boot=preset.n_boot, seed=0)
+        shapes[quantity] = {"shape": verdict.shape, "spearman": verdict.spearman,
+                            "left_spearman": verdict.left_spearman, "right_spearman": verdict.right_spearman}  # fmt: skip
+    return {
+        "shapes": shapes,
+        "values": spreads(x, values),
+        "scores": spreads(x, scores),
+        "train_loss": history.train_loss,
+        "validation_accuracy": history.validation_accuracy,
+        "kept_epoch": history.kept_epoch,
+        "best_epoch": history.best_epoch,
+        "test_accuracy": run.test_accuracy,
+        "p_norm": float(run.model.p.detach().norm()),
+        "score_range": float(scores.max() - scores.min()),
+        "plateau_drop": drop,
+        "plateau": drop < settings["plateau_drop"],
+    }
 
 
 def _ratio(a: float | None, b: float | None) -> float | None:
@@ -399,9 +421,10 @@ DIAGNOSES: dict[str, Diagnosis] = {
             converged_joint_settings,
             run_converged_joint,
             "One-layer model on IMDB trained jointly for every epoch of budgets of several lengths, the last epoch "
-            "kept (no early stopping); training loss per epoch, a plateau test on it, and the per-bin spreads of "
-            "E_s . v and E_s . p under the readings of diagnosis-spread_readings.",
-            (13.0, 15.0),
+            "kept (no early stopping), from each seed of the one-layer model; one run per seed, to the end of the "
+            "longest budget, passes through the end of the shorter ones. Training loss per epoch, a plateau test on "
+            "it, and the per-bin spreads of E_s . v and E_s . p under the readings of diagnosis-spread_readings.",
+            (6.0, 18.0),
         ),
         Diagnosis(
             "diagnosis-shape_budget",

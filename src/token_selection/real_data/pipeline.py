@@ -14,8 +14,9 @@ rewrites a committed record.
 
 from __future__ import annotations
 
+import copy
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ from torch import nn
 from ..intervals import seed_interval
 from ..machine import default_device
 from ..results import missing_record_message, read_record, write_record
-from .checkpoints import train_or_load
+from .checkpoints import checkpoint_path, save_checkpoint, train_or_load
 from .encoding import EncodedReviews, prepare_reviews
 from .measurements import binary_metrics, multiclass_metrics
 from .registry import MODEL_KINDS, TRAINING_MODES, build_model, check_kind_and_mode
@@ -123,7 +124,41 @@ class TrainedRun:
         )
 
 
-def _trainer(kind: str, mode: str, data: EncodedReviews, settings: RealDataSettings, common: dict[str, Any]):
+def _checkpoint(kind: str, mode: str, settings: RealDataSettings, data: EncodedReviews) -> tuple[str, dict[str, Any]]:
+    """The checkpoint name and configuration of a run: everything its trained parameters depend on."""
+    training = {k: v for k, v in settings.as_dict().items() if k not in ("importance_min_count", "n_boot", "scale")}
+    return f"{data.name}-{kind}-{mode}", {"kind": kind, "mode": mode, "data": data.config, "settings": training}
+
+
+def _saver_on_the_way(
+    model: nn.Module, kind: str, settings: RealDataSettings, data: EncodedReviews, budgets: tuple[int, ...], cache_dir
+) -> Callable[[TrainingHistory], None]:
+    """``train_model``'s ``on_epoch`` for a joint run to the end of its budget: at the end of each of the shorter
+    ``budgets`` it saves the checkpoint a run of that length would save. A run to the end of a budget keeps its last
+    epoch, with the same shuffles and optimiser steps whatever the budget, so its first ``b`` epochs are the run of
+    ``b`` epochs: one run of the longest budget gives every shorter one on the way."""
+
+    def save(history: TrainingHistory) -> None:
+        epochs = len(history.epoch)
+        if epochs not in budgets:
+            return
+        name, config = _checkpoint(kind, "joint_converged", replace(settings, epochs=epochs), data)
+        passed = TrainingHistory.from_dict(copy.deepcopy(history.as_dict()))
+        passed.stop_reason = f"ran all {epochs} epochs"
+        saved = {**passed.as_dict(), "test_accuracy": accuracy(model, data.test)}
+        save_checkpoint(checkpoint_path(name, config, cache_dir), model, saved, config)
+
+    return save
+
+
+def _trainer(
+    kind: str,
+    mode: str,
+    data: EncodedReviews,
+    settings: RealDataSettings,
+    common: dict[str, Any],
+    on_epoch: Callable[[TrainingHistory], None] | None = None,
+):
     """The function ``train_or_load`` calls: trains a model in place, returns its history and test accuracy."""
     s = settings
     frozen = {"epochs": s.frozen_epochs, "lr": s.frozen_lr, "patience": s.frozen_patience, **common}
@@ -134,7 +169,9 @@ def _trainer(kind: str, mode: str, data: EncodedReviews, settings: RealDataSetti
         if mode == "joint":
             history = train_model(model, data.train, data.validation, epochs=s.epochs, lr=s.lr, patience=s.patience, **common)
         elif mode == "joint_converged":
-            history = train_model(model, data.train, data.validation, epochs=s.epochs, lr=s.lr, keep="last", **common)
+            history = train_model(
+                model, data.train, data.validation, epochs=s.epochs, lr=s.lr, keep="last", on_epoch=on_epoch, **common
+            )
         elif mode == "frozen_random":
             history = train_model(model, data.train, data.validation, train_embeddings=False, **frozen)
         else:
@@ -156,21 +193,30 @@ def run_experiment(
     device: torch.device | str | None = None,
     cache_dir: str | None = None,
     progress: bool = True,
+    on_the_way: Sequence[int] = (),
 ) -> TrainedRun:
     """Train (or load) a model of ``kind`` in ``mode`` on ``data`` (default: ``load_data(settings)``), measure it,
-    and return it with its metrics. Writes no record (``run_seeds`` does)."""
+    and return it with its metrics. Writes no record (``run_seeds`` does).
+
+    on_the_way: shorter budgets (epochs, each below ``settings.epochs``) whose checkpoints a ``"joint_converged"``
+    run saves as it passes the end of them, so that running those budgets next loads them (``_saver_on_the_way``).
+    """
     check_kind_and_mode(kind, mode)
     settings = real_data_settings() if settings is None else settings
+    budgets = tuple(on_the_way)
+    if budgets and mode != "joint_converged":
+        raise ValueError(f"on_the_way needs mode 'joint_converged' (training to the end of a budget), got {mode!r}")
+    bad = [b for b in budgets if isinstance(b, bool) or not isinstance(b, int) or not 0 < b < settings.epochs]
+    if bad:
+        raise ValueError(f"on_the_way must hold whole numbers of epochs from 1 to {settings.epochs - 1}, got {bad}")
     data = load_data(settings, progress=progress) if data is None else data
     device = torch.device(device) if device is not None else default_device()
     model = build_model(kind, data.vocab_size, settings.d, seed=settings.seed).to(device)
     common = {"batch_size": settings.batch_size, "seed": settings.seed, "device": device, "progress": progress}
     common["desc"] = f"{data.name}: {kind}, {mode}"
-    training = {k: v for k, v in settings.as_dict().items() if k not in ("importance_min_count", "n_boot", "scale")}
-    config = {"kind": kind, "mode": mode, "data": data.config, "settings": training}
-    result = train_or_load(
-        model, f"{data.name}-{kind}-{mode}", config, _trainer(kind, mode, data, settings, common), cache_dir=cache_dir
-    )
+    name, config = _checkpoint(kind, mode, settings, data)
+    on_epoch = _saver_on_the_way(model, kind, settings, data, budgets, cache_dir) if budgets else None
+    result = train_or_load(model, name, config, _trainer(kind, mode, data, settings, common, on_epoch), cache_dir=cache_dir)
     model.to(device)
     saved = dict(result.history)
     trained = {key: saved.pop(key) for key in ("test_accuracy", "eta_star", "step_size", "step_factor") if key in saved}

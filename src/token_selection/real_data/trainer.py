@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
 import torch
@@ -137,6 +138,7 @@ def train_model(
     progress: bool = True,
     desc: str = "training",
     keep: str = "best",
+    on_epoch: Callable[[TrainingHistory], None] | None = None,
 ) -> TrainingHistory:
     """Train every parameter of ``model`` (``E`` only if ``train_embeddings``) with Adam, through its own
     ``logits_and_attention``.
@@ -146,6 +148,8 @@ def train_model(
     and leaves the model holding the best parameters seen (on ``device``). ``keep="last"``: runs
     every one of ``epochs`` epochs (``patience`` is not used) and leaves the model holding the
     last epoch's parameters: training to the end of the budget, not early stopping.
+    ``on_epoch(history)``, when given, is called at the end of every epoch, while the model holds that epoch's
+    parameters (``history`` holds every epoch so far; its ``seconds`` are the time since training began).
     """
     if keep not in ("best", "last"):
         raise ValueError(f"keep must be 'best' or 'last', got {keep!r}")
@@ -184,10 +188,14 @@ def train_model(
         history.validation_accuracy.append(validation_accuracy)
         history.epoch_seconds.append(time.perf_counter() - epoch_start)
         bar.set_postfix(val_acc=f"{validation_accuracy:.3f}")
-        if validation_accuracy > best_accuracy:
+        better = validation_accuracy > best_accuracy
+        if better:
             best_state, best_accuracy, waited = copy.deepcopy(model.state_dict()), validation_accuracy, 0
             history.best_epoch = epoch
-        else:
+        if on_epoch is not None:
+            history.seconds = time.perf_counter() - start
+            on_epoch(history)
+        if not better:
             waited += 1
             if waited >= patience and keep == "best":
                 history.stop_reason = f"early stop: no better validation accuracy for {patience} epochs"

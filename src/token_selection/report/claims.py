@@ -26,6 +26,7 @@ from .measures import (
     converged_shape,
     converged_std_ratio,
     gap,
+    plateau_words,
     real_record,
     shape_verdict,
     share_interval,
@@ -91,8 +92,7 @@ def show_ratio(interval: dict) -> str:
 
 
 def _budget_words(value: dict) -> str:
-    plateau = "at the training-loss plateau" if value["plateau"] else "no budget reached the loss plateau"
-    return f"trained to the end of {value['budget']} epochs ({plateau})"
+    return f"trained to the end of {value['budget']} epochs ({plateau_words(value)})"
 
 
 def show_converged_shape(verdict: dict) -> str:
@@ -347,7 +347,7 @@ CLAIMS: tuple[Claim, ...] = (
         show_converged_shape,
         ShapeIs("increasing"),
         f"{_ONE_LAYER}, jointly trained to the end of the longest budget whose training loss reached its plateau (the "
-        f"last epoch kept, no early stopping; one seed), the early-stopped arm beside it; {_SHAPE_PROTOCOL}",
+        f"last epoch kept, no early stopping; every seed), the early-stopped arm beside it; {_SHAPE_PROTOCOL}",
         "06_imdb",
     ),
     Claim(

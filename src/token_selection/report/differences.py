@@ -13,12 +13,23 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
+
 from ..intervals import seed_interval, show_interval
 from ..results import read_record
 from ..studies.flow_discretisation import finer_discretisation_reason
-from ..theory.shape_effect import MIN_EFFECT, ShapeReading
+from ..theory.shape_effect import MIN_EFFECT, ShapeReading, read_shape
 from ..theory.thresholds import DIRECTION_COSINE, SELECTED_ATTENTION
-from .measures import CONVERGED, converged_std_ratio, per_seed, real_record, seeded, std_ratio
+from .measures import (
+    CONVERGED,
+    converged_std_ratio,
+    paired_converged_ratios,
+    per_seed,
+    plateau_words,
+    real_record,
+    seeded,
+    std_ratio,
+)
 from .paper_numbers import (
     EMBEDDING_DIMENSION,
     FROZEN_ACCURACY,
@@ -139,25 +150,57 @@ def _same_models(m: dict[str, Any]) -> str:
     )
 
 
-def converged_sentence(c: dict[str, Any], m: dict[str, Any], quantity: str) -> str:
+def _seed_ratio_words(values: list[float]) -> str:
+    """A ratio over the converged arm's seeds: "1.23x" for one seed, "1.23x (1.10x to 1.31x over 5 seeds)" for more."""
+    mean = float(np.mean(values))
+    if len(values) == 1:
+        return f"{mean:.2f}x"
+    return f"{mean:.2f}x ({min(values):.2f}x to {max(values):.2f}x over {len(values)} seeds)"
+
+
+def _plateau_budgets(c: dict[str, Any], budgets: list[str]) -> str:
+    """Which budgets of the converged-joint metrics ``c`` reached the training-loss plateau, in every seed or some."""
+    seeds = len(c["seeds"])
+    reached = {b: sum(bool(run["plateau"]) for run in c["joint"][b]) for b in budgets}
+    every = [b for b in budgets if reached[b] == seeds]
+    some = [f"{b} epochs in {reached[b]} of {seeds} seeds" for b in budgets if 0 < reached[b] < seeds]
+    parts = [f"after {' and '.join(every)} epochs" + (" in every seed" if seeds > 1 else "")] if every else []
+    if some:
+        parts.append("after " + "; ".join(some))
+    if not parts:
+        return "no budget reached the training-loss plateau"
+    return "the training loss reached its plateau " + ", and ".join(parts)
+
+
+def converged_sentence(c: dict[str, Any], m: dict[str, Any], quantity: str, paired: dict[str, list[float]] | None = None) -> str:
     """The joint / one-step ratio with the jointly trained model taken at the end of each budget (``c``, the
-    converged-joint metrics) against each one-step size of the spread record (``m``), raw reading; which budgets
-    reached the training-loss plateau; and whether any pair comes within ``NEAR_FACTOR`` of the rebuttal's ratio."""
+    converged-joint metrics: one run per seed) against each one-step size of the spread record (``m``, seed 0), raw
+    reading, as the mean over the converged seeds and their range; which budgets reached the training-loss plateau;
+    and whether any mean comes within ``NEAR_FACTOR`` of the rebuttal's ratio. ``paired`` (budget -> each seed's
+    ratio against the one-step arm's run of the same seed: ``measures.paired_converged_ratios``) replaces the ratios
+    at the preset step, the one the report scores, so that the page and the report give one number."""
     paper = PAPER_RATIOS[quantity]
     budgets = sorted(c["joint"], key=float)
     steps = sorted((f for f in m["one_step"] if m["one_step"][f][quantity]["raw"]), key=float)
-    ratios = {(b, f): c["joint"][b][quantity]["raw"] / m["one_step"][f][quantity]["raw"] for b in budgets for f in steps}
+    ratios = {
+        (b, f): [run[quantity]["raw"] / m["one_step"][f][quantity]["raw"] for run in c["joint"][b]]
+        for b in budgets
+        for f in steps
+    }
     preset = _reference_step(steps)
-    at_preset = ", ".join(f"{ratios[(b, preset)]:.2f}x after {b}" for b in budgets)
-    plateau = [b for b in budgets if c["joint"][b]["plateau"]]
-    near = [
-        f"{b} epochs against a {f} eta* step" for (b, f), r in ratios.items() if paper / NEAR_FACTOR <= r <= paper * NEAR_FACTOR
-    ]
-    reached = (
-        f"the training loss reached its plateau after {' and '.join(plateau)} epochs"
-        if plateau
-        else "no budget reached the training-loss plateau"
-    )
+    seeds = len(c["seeds"])
+    if paired is not None:
+        ratios |= {(b, preset): paired[b] for b in budgets}
+        against = (
+            f"each of {seeds} seeds against the one-step model of the same seed at the {preset} eta* step, of seed 0 at "
+            "the other sizes"
+        )
+    else:
+        against = f"each of {seeds} seeds against the one-step model of seed 0" if seeds > 1 else "one seed"
+    means = {pair: float(np.mean(values)) for pair, values in ratios.items()}
+    at_preset = ", ".join(f"{_seed_ratio_words(ratios[(b, preset)])} after {b}" for b in budgets)
+    band = (paper / NEAR_FACTOR, paper * NEAR_FACTOR)
+    near = [f"{b} epochs against a {f} eta* step" for (b, f), r in means.items() if band[0] <= r <= band[1]]
     found = (
         f"within a factor {NEAR_FACTOR:g} of {paper:g}x for: {'; '.join(near)}"
         if near
@@ -170,10 +213,40 @@ def converged_sentence(c: dict[str, Any], m: dict[str, Any], quantity: str) -> s
         else "[inferred] Training to the end of the budget does not bring the ratio to the rebuttal's size either."
     )
     return (
-        f"[ours] Trained jointly to the end of budgets of {', '.join(budgets)} epochs (the last epoch kept; {reached}), "
-        f"the raw ratio against the {preset} eta* step reads {at_preset} epochs, and from "
-        f"{min(ratios.values()):.2f}x to {max(ratios.values()):.2f}x over the step sizes: {found}. {reading}"
+        f"[ours] Trained jointly to the end of budgets of {', '.join(budgets)} epochs (the last epoch kept; "
+        f"{_plateau_budgets(c, budgets)}; {against}), the raw ratio against the {preset} eta* step reads {at_preset} "
+        f"epochs, and its seed mean goes from {min(means.values()):.2f}x to {max(means.values()):.2f}x over the step "
+        f"sizes: {found}. {reading}"
     )
+
+
+def converged_shape_sentence(c: dict[str, Any], quantity: str) -> str:
+    """The shape of ``E_s . v`` (``quantity="values"``) or ``E_s . p`` (``"scores"``) when the jointly trained model
+    is taken at the end of each budget (``c``, the converged-joint metrics: one run per seed): per budget, every
+    seed's verdict read with its effect size, counted, and the range of the rank correlation (for a U, the arms')."""
+    label = {"values": "E_s . v", "scores": "E_s . p"}[quantity]
+    parts = []
+    for budget in sorted(c["joint"], key=float):
+        verdicts = [run["shapes"][quantity] for run in c["joint"][budget]]
+        readings = [read_shape(v).shape for v in verdicts]
+        parts.append(f"{budget} epochs {count_words(readings)} of {len(readings)} ({_spearman_range(verdicts)})")
+    return (
+        f"[ours] Trained jointly to the end of each budget (the last epoch kept, no early stopping), {label} reads, "
+        f"each seed by the shape rule with its effect size: {'; '.join(parts)}."
+    )
+
+
+def _spearman_range(verdicts: list[dict[str, Any]]) -> str:
+    """The rank correlation of verdicts over seeds ("Spearman +0.85" or "+0.81 to +0.88"); where every verdict is a
+    U with its arms kept, the arms' ranges instead."""
+    if all(v["shape"] == "U-shaped" and "left_spearman" in v for v in verdicts):
+        return f"arms {_span([v['left_spearman'] for v in verdicts])} and {_span([v['right_spearman'] for v in verdicts])}"
+    return f"Spearman {_span([v['spearman'] for v in verdicts])}"
+
+
+def _span(values: list[float]) -> str:
+    low, high = min(values), max(values)
+    return f"{low:+.2f}" if f"{low:+.2f}" == f"{high:+.2f}" else f"{low:+.2f} to {high:+.2f}"
 
 
 def _reference_step(steps: Iterable[str]) -> str:
@@ -296,22 +369,6 @@ def accuracy_sentence(m: dict[str, Any], ours: dict[str, float]) -> str:
     )
 
 
-def converged_shape_sentence(c: dict[str, Any], quantity: str) -> str:
-    """The shape of ``E_s . v`` (``quantity="values"``) or ``E_s . p`` (``"scores"``) when the jointly trained model
-    is taken at the end of each budget (``c``, the converged-joint metrics): the shape rule's verdict, the rank
-    correlation, and for a U the two arms' correlations."""
-    label = {"values": "E_s . v", "scores": "E_s . p"}[quantity]
-    parts = []
-    for budget in sorted(c["joint"], key=float):
-        shape = c["joint"][budget]["shapes"][quantity]
-        arms = f", arms {shape['left_spearman']:+.2f} and {shape['right_spearman']:+.2f}" if shape["shape"] == "U-shaped" else ""
-        parts.append(f"{budget} epochs {shape['shape']} (Spearman {shape['spearman']:+.2f}{arms})")
-    return (
-        f"[ours] Trained jointly to the end of each budget (the last epoch kept, no early stopping), {label} reads: "
-        f"{'; '.join(parts)}."
-    )
-
-
 def vocabulary_sentence(m: dict[str, Any], target: int = VOCABULARY_SIZES["imdb"]) -> str:
     """What the rebuttal's IMDB vocabulary (``target`` tokens seen in training) implies, from the matched-vocabulary
     diagnosis ``m``: how many reviews give that vocabulary under each reading, and the accuracies on such a subset."""
@@ -403,7 +460,9 @@ def why_differs(key: str, scale: str) -> str:
         converged = diagnosis(CONVERGED, scale)
         if converged is None:
             return f"{spread_sentence(m, quantity)} {_missing(CONVERGED, scale)}"
-        return f"{spread_sentence(m, quantity)} {converged_sentence(converged, m, quantity)}"
+        step = read_record(real_record("one_layer", "one_step_frozen"), scale)
+        paired = paired_converged_ratios(converged, step["metrics"], quantity) if step is not None else None
+        return f"{spread_sentence(m, quantity)} {converged_sentence(converged, m, quantity, paired)}"
     if key in ("key_query_scores", "mlp_scores"):
         kind = key.removesuffix("_scores")
         record = read_record(f"imdb-{kind}-joint", scale)
@@ -458,7 +517,7 @@ def spread_headline(joint: dict[str, Any], step: dict[str, Any], converged: dict
     found = {q: converged_std_ratio(q)(metrics | {CONVERGED: converged}) for q in ("values", "scores")}
     smaller = [q for q, r in found.items() if r["low"] > 1]
     budget = found["values"]["budget"]
-    reached = "at its training-loss plateau" if found["values"]["plateau"] else "no budget reached the loss plateau"
+    reached = plateau_words(found["values"])
     lead = (
         "**Trained to convergence, one step leaves the smaller spread, as the rebuttal says**"
         if len(smaller) == 2
@@ -637,9 +696,8 @@ def ratio_reading(interval: dict[str, Any], converged: dict[str, Any] | None = N
     words = f"{_ratio_words(interval)} with the best validation epoch kept"
     if converged is None:
         return f"{words} (joint training to convergence was run on IMDB only)"
-    plateau = "at its training-loss plateau" if converged["plateau"] else "before any loss plateau"
     return (
-        f"{words}; trained to the end of {converged['budget']} epochs instead ({plateau}), as the rebuttal's "
+        f"{words}; trained to the end of {converged['budget']} epochs instead ({plateau_words(converged)}), as the rebuttal's "
         f"comparison states, it is {show_interval(converged, '{:.2f}')}, {_ratio_words(converged)}"
     )
 
@@ -673,8 +731,7 @@ def _converged_words(converged: dict[str, Any] | None) -> str:
     """A table cell for the converged arm's ratio: the ratio and the budget, or why there is none."""
     if converged is None:
         return "not run (IMDB only)"
-    plateau = "loss levelled off" if converged["plateau"] else "loss still falling"
-    return f"{show_interval(converged, '{:.2f}')}, {converged['budget']} epochs, {plateau}"
+    return f"{show_interval(converged, '{:.2f}')}, {converged['budget']} epochs, {plateau_words(converged)}"
 
 
 def arm_difference_texts(found: dict[str, Any]) -> dict[str, str]:

@@ -140,64 +140,101 @@ def std_ratio(quantity: str, dataset: str = "imdb") -> Callable[[Records], dict]
 
 
 CONVERGED = "diagnosis-converged_joint"
-"""The record of joint training to the end of each budget, no early stopping (``real_data.diagnoses``); it trains
-seed 0 alone."""
+"""The record of joint training to the end of each budget, no early stopping (``real_data.diagnoses``): every budget
+holds one point per seed, the seeds of the one-step arm it is compared with."""
 
 
 def converged_budget(metrics: dict[str, Any]) -> str:
-    """The budget a converged reading takes: the longest whose training loss reached its plateau, else the longest.
+    """The budget a converged reading takes: the longest at which every seed's training loss reached its plateau,
+    else the longest.
 
-    metrics: the converged-joint record's metrics (``joint``: budget -> run, each with ``plateau``).
+    metrics: the converged-joint record's metrics (``joint``: budget -> one run per seed, each with ``plateau``).
     """
     budgets = sorted(metrics["joint"], key=float)
     if not budgets:
         raise ValueError("the converged-joint record holds no budget")
-    plateau = [b for b in budgets if metrics["joint"][b]["plateau"]]
+    if "seeds" not in metrics or not all(isinstance(metrics["joint"][b], list) for b in budgets):
+        raise ValueError(
+            "the converged-joint record keeps one run per budget, not one run per seed: a record from an older "
+            "version; produce it again (make full, or make records at the fast scale)"
+        )
+    plateau = [b for b in budgets if metrics["joint"][b] and all(run["plateau"] for run in metrics["joint"][b])]
     return (plateau or budgets)[-1]
+
+
+def _converged_reading(metrics: dict[str, Any]) -> tuple[str, list[dict[str, Any]], dict[str, Any]]:
+    """The budget of :func:`converged_budget`, its runs (one per seed) and what a reading says of the plateau."""
+    budget = converged_budget(metrics)
+    runs = metrics["joint"][budget]
+    reached = sum(bool(run["plateau"]) for run in runs)
+    return budget, runs, {"budget": budget, "plateau": reached == len(runs), "plateau_seeds": reached}
+
+
+def plateau_words(value: dict) -> str:
+    """Whether the seeds of a converged reading (``measures.converged_std_ratio`` or ``converged_shape``) reached the
+    training-loss plateau at its budget: every seed, some of them, or none (then no budget did)."""
+    seeds = len(value["readings"]) if "readings" in value else value["n"]
+    reached = value["plateau_seeds"]
+    if reached == seeds:
+        return "at the training-loss plateau" + (f" in all {seeds} seeds" if seeds > 1 else "")
+    if reached:
+        return f"at the training-loss plateau in {reached} of {seeds} seeds"
+    return "no budget reached the loss plateau"
+
+
+def paired_converged_ratios(converged: dict[str, Any], one_step: dict[str, Any], quantity: str) -> dict[str, list[float]]:
+    """Per budget of the converged-joint metrics ``converged``: each seed's per-bin spread of ``quantity`` over the
+    one-step arm's (``one_step``, its record's metrics) of the same seed, for the seeds both arms ran (in the
+    converged record's seed order). ValueError when no seed pairs or a one-step spread is not positive."""
+    budgets = sorted(converged["joint"], key=float)
+    converged_budget(converged)  # refuses an older layout by name
+    steps = per_seed(one_step, f"{quantity}.mean_bin_std")
+    seeds = [(k, seed) for k, seed in enumerate(converged["seeds"]) if seed < len(steps)]
+    if not seeds:
+        raise ValueError(f"no seed of the converged arm ({converged['seeds']}) has a one-step run to pair with")
+    if min(steps[seed] for _, seed in seeds) <= 0:
+        raise ValueError(f"the one-step arm's spread of {quantity} is {min(steps)}: no ratio")
+    return {b: [converged["joint"][b][k][quantity]["raw"] / steps[seed] for k, seed in seeds] for b in budgets}
 
 
 def converged_std_ratio(quantity: str, dataset: str = "imdb") -> Callable[[Records], dict]:
     """The rebuttal's comparison, joint training *to convergence* over one step then frozen: the per-bin spread of
-    ``quantity`` at the end of :func:`converged_budget` over the one-step arm's, paired by seed (the converged arm
-    trains seed 0 alone, so one seed today), as a seed interval with ``budget`` and ``plateau``, and beside it the
-    early-stopped arm's interval (``early_stopped``: :func:`std_ratio`) for the same quantity."""
+    ``quantity`` at the end of :func:`converged_budget` over the one-step arm's, paired by seed
+    (:func:`paired_converged_ratios`), as a seed interval with ``budget``, ``plateau`` (every seed at its plateau),
+    ``plateau_seeds`` and, beside it, the early-stopped arm's interval (``early_stopped``: :func:`std_ratio`) for
+    the same quantity."""
     one_step = real_record("one_layer", "one_step_frozen", dataset)
     early = std_ratio(quantity, dataset)
 
     def read(r: Records) -> dict:
-        converged = r[CONVERGED]
-        budget = converged_budget(converged)
-        run = converged["joint"][budget]
-        first = per_seed(r[one_step], f"{quantity}.mean_bin_std")[0]
-        if first <= 0:
-            raise ValueError(f"the one-step arm's spread of {quantity} is {first}: no ratio")
-        ratio = seed_interval([run[quantity]["raw"] / first])
-        return ratio | {"budget": budget, "plateau": bool(run["plateau"]), "early_stopped": early(r)}
+        budget, _, plateau = _converged_reading(r[CONVERGED])
+        ratios = paired_converged_ratios(r[CONVERGED], r[one_step], quantity)[budget]
+        return seed_interval(ratios) | plateau | {"early_stopped": early(r)}
 
     return read
 
 
 def converged_shape(quantity: str, dataset: str = "imdb") -> Callable[[Records], dict]:
-    """The shape of ``quantity`` with joint training to the end of :func:`converged_budget` (seed 0, the converged
-    arm's one seed), read with its effect size, as a verdict dict :class:`verdicts.ShapeIs` and :func:`show_shape`
-    read, with ``budget``, ``plateau`` and, beside it, the early-stopped joint arm's verdict (``early_stopped``:
-    :func:`shape_verdict`)."""
+    """The shape of ``quantity`` with joint training to the end of :func:`converged_budget`, every seed read with its
+    effect size, as a verdict dict :class:`verdicts.ShapeIs` and :func:`show_shape` read (seed 0's verdict, every
+    seed's ``shapes``, ``readings`` and ``effects``), with ``budget``, ``plateau``, ``plateau_seeds`` and, beside
+    it, the early-stopped joint arm's verdict (``early_stopped``: :func:`shape_verdict`)."""
     early = shape_verdict(real_record("one_layer", dataset=dataset), quantity)
 
     def read(r: Records) -> dict:
-        converged = r[CONVERGED]
-        budget = converged_budget(converged)
-        run = converged["joint"][budget]
-        verdict = dict(run["shapes"][quantity])
-        reading = read_shape(verdict)
-        return verdict | {
-            "shapes": [reading.tested],
-            "readings": [reading.shape],
-            "effects": [reading.effect],
-            "budget": budget,
-            "plateau": bool(run["plateau"]),
-            "early_stopped": early(r),
-        }
+        _, runs, plateau = _converged_reading(r[CONVERGED])
+        verdicts = [dict(run["shapes"][quantity]) for run in runs]
+        readings = [read_shape(verdict) for verdict in verdicts]
+        return (
+            verdicts[0]
+            | plateau
+            | {
+                "shapes": [reading.tested for reading in readings],
+                "readings": [reading.shape for reading in readings],
+                "effects": [reading.effect for reading in readings],
+                "early_stopped": early(r),
+            }
+        )
 
     return read
 

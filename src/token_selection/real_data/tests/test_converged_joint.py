@@ -4,16 +4,17 @@ training-length axis whose budgets return the same model is refused."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from types import SimpleNamespace
 
 import pytest
 import torch
 
 from token_selection.real_data import diagnoses as dg
-from token_selection.real_data.pipeline import protocol, run_experiment
+from token_selection.real_data.pipeline import preset_seeds, protocol, run_experiment
 from token_selection.real_data.registry import MODE_LABELS, TRAINING_MODES
 from token_selection.real_data.registry import OneLayerAttention as CLSAttention
-from token_selection.real_data.settings import real_data_settings
+from token_selection.real_data.settings import real_data_settings, seed_count
 from token_selection.real_data.trainer import TrainingHistory, accuracy, train_model
 from token_selection.theory.shape import classify_shape
 
@@ -107,8 +108,10 @@ def test_the_converged_settings_take_the_grid_of_the_scale(scale, index):
     assert dg.converged_joint_settings(scale) == {
         "diagnosis": "converged_joint", "scale": scale, "dataset": "imdb",
         "preset": real_data_settings(scale, "imdb").as_dict(), "epochs": list(dg.GRIDS["converged_epochs"][index]),
-        "plateau_drop": dg.PLATEAU_DROP, "seeds": [0],
+        "plateau_drop": dg.PLATEAU_DROP, "seeds": list(range(seed_count("one_layer", scale))),
     }  # fmt: skip
+    # the seeds of the one-step arm the converged arm is paired with
+    assert dg.converged_joint_settings(scale)["seeds"] == preset_seeds("one_layer", scale)
     budgets = dg.GRIDS["converged_epochs"][index]
     assert len(set(budgets)) >= 3 and min(budgets) >= real_data_settings(scale, "imdb").epochs
 
@@ -144,8 +147,8 @@ def test_the_converged_runner_trains_each_budget_to_its_end_and_records_its_loss
     monkeypatch.setattr(dg, "token_importance", lambda train, V, *, min_count: (X_TOKENS, None))
     runs = []
 
-    def run(kind, mode, s, data, progress):
-        runs.append((kind, mode, s.epochs, progress))
+    def run(kind, mode, s, data, progress, on_the_way=()):
+        runs.append((kind, mode, s.epochs, s.seed, progress, tuple(on_the_way)))
         losses = [1.0 / (e + 1) for e in range(s.epochs)]
         history = TrainingHistory(list(range(1, s.epochs + 1)), losses, [0.5] * s.epochs, [0.6] * s.epochs,
                                   [1.0] * s.epochs, best_epoch=1, kept_last=True)  # fmt: skip
@@ -153,10 +156,16 @@ def test_the_converged_runner_trains_each_budget_to_its_end_and_records_its_loss
         return SimpleNamespace(test_accuracy=0.8 + s.epochs / 1000, history=history, model=model)
 
     monkeypatch.setattr(dg, "_run", run)
-    settings = {"scale": "fast", "dataset": "imdb", "epochs": [4, 8, 16], "plateau_drop": 0.01}
+    settings = {"scale": "fast", "dataset": "imdb", "epochs": [8, 16, 4], "plateau_drop": 0.01, "seeds": [3, 1]}
     result = dg.run_converged_joint(settings, progress=True)
-    assert runs == [("one_layer", "joint_converged", e, True) for e in (4, 8, 16)]
-    point = result["joint"]["8"]
+    # per seed, the longest budget first, saving the shorter ones on the way; then those, loaded
+    assert runs == [
+        ("one_layer", "joint_converged", e, seed, True, (4, 8) if e == 16 else ()) for seed in (3, 1) for e in (16, 4, 8)
+    ]
+    assert result["seeds"] == [3, 1] and list(result["joint"]) == ["4", "8", "16"]
+    assert all(len(points) == 2 for points in result["joint"].values())
+    assert result["joint"]["8"][0] == result["joint"]["8"][1]  # the stand-in model does not depend on the seed
+    point = result["joint"]["8"][0]
     assert point["kept_epoch"] == 8 and point["best_epoch"] == 1 and point["test_accuracy"] == pytest.approx(0.808)
     assert point["train_loss"] == [1.0 / (e + 1) for e in range(8)]
     values = torch.tensor(_values(8.0), dtype=torch.float64)
@@ -174,12 +183,12 @@ def test_the_converged_runner_trains_each_budget_to_its_end_and_records_its_loss
     assert point["shapes"]["values"]["shape"] == "U-shaped"  # k (i - 6)^2: low in the middle, high at both ends
     # 8 epochs, window 2: 1/6 - 1/8; 16 epochs, window 4: 1/12 - 1/16 = 1/48
     assert point["plateau_drop"] == pytest.approx(1 / 6 - 1 / 8) and point["plateau"] is False
-    assert result["joint"]["16"]["plateau_drop"] == pytest.approx(1 / 48)
-    settings["plateau_drop"] = result["joint"]["16"]["plateau_drop"]  # on the bound: not a plateau (strictly below)
-    assert dg.run_converged_joint(settings)["joint"]["16"]["plateau"] is False
+    assert result["joint"]["16"][1]["plateau_drop"] == pytest.approx(1 / 48)
+    settings["plateau_drop"] = result["joint"]["16"][0]["plateau_drop"]  # on the bound: not a plateau (strictly below)
+    assert dg.run_converged_joint(settings)["joint"]["16"][1]["plateau"] is False
     settings["plateau_drop"] = 0.021
     again = dg.run_converged_joint(settings)["joint"]
-    assert again["16"]["plateau"] is True and again["8"]["plateau"] is False  # 1/24 is not below 0.021
+    assert again["16"][1]["plateau"] is True and again["8"][1]["plateau"] is False  # 1/24 is not below 0.021
 
 
 def test_the_converged_runner_refuses_budgets_that_return_one_model(monkeypatch):
@@ -189,7 +198,7 @@ def test_the_converged_runner_refuses_budgets_that_return_one_model(monkeypatch)
     model = _Scored(_values(1.0), SCORES, [1.0])
     monkeypatch.setattr(dg, "_run", lambda *a: SimpleNamespace(test_accuracy=0.7, history=history, model=model))
     with pytest.raises(ValueError, match="budgets 3 and 10 hold the same model"):
-        dg.run_converged_joint({"scale": "fast", "dataset": "imdb", "epochs": [3, 10], "plateau_drop": 0.01})
+        dg.run_converged_joint({"scale": "fast", "dataset": "imdb", "epochs": [3, 10], "plateau_drop": 0.01, "seeds": [0]})
 
 
 def test_the_converged_runner_passes_the_data_the_preset_and_the_shape_rule_settings(monkeypatch):
@@ -205,7 +214,7 @@ def test_the_converged_runner_passes_the_data_the_preset_and_the_shape_rule_sett
         asked["importance"].append((train, V, min_count))
         return X_TOKENS, None
 
-    def run(kind, mode, s, loaded, progress):
+    def run(kind, mode, s, loaded, progress, on_the_way=()):
         asked["runs"].append(loaded)
         n = s.epochs
         history = TrainingHistory(
@@ -221,11 +230,83 @@ def test_the_converged_runner_passes_the_data_the_preset_and_the_shape_rule_sett
     monkeypatch.setattr(dg, "token_importance", importance)
     monkeypatch.setattr(dg, "_run", run)
     monkeypatch.setattr(dg, "classify_shape", shape)
-    result = dg.run_converged_joint({"scale": "fast", "dataset": "imdb", "epochs": [3, 4], "plateau_drop": 0.01})
-    assert asked["load"] == [(preset, False)]  # progress off by default
-    assert asked["importance"] == [("TRAIN", 25, preset.importance_min_count)]
-    assert asked["runs"] == [data, data]
-    assert asked["shapes"] == [(25, preset.n_boot, 0)] * 4  # values and scores of both budgets, seed 0
-    point = result["joint"]["4"]
+    settings = {"scale": "fast", "dataset": "imdb", "epochs": [3, 4], "plateau_drop": 0.01, "seeds": [0, 2]}
+    result = dg.run_converged_joint(settings)
+    assert asked["load"] == [(preset, False), (replace(preset, seed=2), False)]  # each seed's split; progress off
+    assert asked["importance"] == [("TRAIN", 25, preset.importance_min_count)] * 2
+    assert asked["runs"] == [data] * 4
+    assert asked["shapes"] == [(25, preset.n_boot, 0)] * 8  # values and scores of both budgets and seeds
+    point = result["joint"]["4"][1]
     assert point["validation_accuracy"] == [0.6, 0.7, 0.65, 0.65] and point["kept_epoch"] == 4 and point["best_epoch"] == 2
     assert point["shapes"]["scores"] == {"shape": "flat", "spearman": 0.1, "left_spearman": 0.2, "right_spearman": 0.3}
+
+
+def test_on_epoch_sees_every_epoch_with_the_model_in_that_epochs_state(toy):
+    seen = []
+
+    def look(history):
+        seen.append((list(history.epoch), history.best_epoch, float(model.p.detach().norm()), history.seconds))
+
+    model = CLSAttention(toy.vocab_size, 8, seed=0)
+    history = train_model(
+        model, toy.train, toy.validation, epochs=4, batch_size=16, lr=0.05, keep="last", progress=False, on_epoch=look
+    )
+    assert [s[0] for s in seen] == [[1], [1, 2], [1, 2, 3], [1, 2, 3, 4]]
+    assert seen[-1][2] == pytest.approx(float(model.p.detach().norm()))  # the last call saw the final parameters
+    assert len({s[2] for s in seen}) == 4  # each call saw that epoch's parameters, not one shared state
+    assert all(0 < s[3] <= history.seconds for s in seen) and seen[-1][1] == history.best_epoch
+    # with early stopping the epoch that stops training is seen too (lr 3.0 stalls the validation accuracy at once)
+    stopped = []
+    early = train_model(
+        CLSAttention(toy.vocab_size, 8, seed=0), toy.train, toy.validation, epochs=12, batch_size=16, lr=3.0,
+        patience=1, progress=False, on_epoch=lambda h: stopped.append(len(h.epoch)),
+    )  # fmt: skip
+    assert stopped == early.epoch and len(early.epoch) < 12
+
+
+def _timeless(history: dict) -> dict:
+    return {k: v for k, v in history.items() if k not in ("epoch_seconds", "seconds")}
+
+
+def test_the_budgets_saved_on_the_way_are_the_runs_of_those_lengths(toy, tmp_path):
+    settings = real_data_settings("fast", d=4, epochs=5, lr=0.05, batch_size=16)
+    apart = str(tmp_path / "alone")
+    alone = {
+        e: run_experiment("one_layer", "joint_converged", replace(settings, epochs=e), data=toy, cache_dir=apart, progress=False)
+        for e in (2, 3)
+    }  # fmt: skip
+    way = str(tmp_path / "way")
+    longest = run_experiment("one_layer", "joint_converged", settings, data=toy, cache_dir=way, progress=False, on_the_way=(3, 2))
+    assert not longest.loaded and longest.history.epoch == [1, 2, 3, 4, 5]
+    for e, run in alone.items():
+        passed = run_experiment(
+            "one_layer", "joint_converged", replace(settings, epochs=e), data=toy, cache_dir=way, progress=False
+        )
+        assert passed.loaded, f"the {e}-epoch run was not saved on the way"
+        assert passed.checkpoint.name == run.checkpoint.name  # the same configuration names the same file
+        for name, tensor in run.model.state_dict().items():
+            assert torch.equal(passed.model.state_dict()[name], tensor), f"{e} epochs: {name} differs"
+        assert _timeless(passed.history.as_dict()) == _timeless(run.history.as_dict())
+        assert passed.history.stop_reason == f"ran all {e} epochs" and passed.history.kept_epoch == e
+        assert passed.test_accuracy == run.test_accuracy
+    loaded = torch.load(alone[3].checkpoint, weights_only=True)["state"]
+    assert not torch.equal(loaded["E"], longest.model.state_dict()["E"])  # the longest run went on past them
+    skipped = run_experiment("one_layer", "joint_converged", replace(settings, epochs=4), data=toy, cache_dir=way, progress=False)
+    assert not skipped.loaded, "a budget not named on the way is not saved"
+
+
+@pytest.mark.parametrize(
+    ("mode", "on_the_way", "message"),
+    [
+        ("joint", (2,), r"on_the_way needs mode 'joint_converged' \(training to the end of a budget\), got 'joint'"),
+        ("joint_converged", (0,), r"whole numbers of epochs from 1 to 4, got \[0\]"),
+        ("joint_converged", (2, 5), r"whole numbers of epochs from 1 to 4, got \[5\]"),
+        ("joint_converged", (1, 4, 2.0), r"got \[2.0\]"),
+        ("joint_converged", (True,), r"got \[True\]"),
+    ],
+)
+def test_on_the_way_takes_shorter_whole_budgets_of_a_converged_run(toy, tmp_path, mode, on_the_way, message):
+    settings = real_data_settings("fast", d=4, epochs=5, batch_size=16)
+    with pytest.raises(ValueError, match=message):
+        run_experiment("one_layer", mode, settings, data=toy, cache_dir=str(tmp_path), progress=False, on_the_way=on_the_way)
+    assert not any(tmp_path.rglob("*.pt")), "nothing is trained before the budgets are checked"

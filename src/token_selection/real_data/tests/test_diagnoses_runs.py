@@ -66,11 +66,17 @@ def test_a_diagnosis_runs_with_its_settings_describes_its_grids_and_costs_by_sca
 def test_a_diagnosis_run_goes_through_the_pipeline_with_the_data_and_progress(monkeypatch):
     calls = []
     monkeypatch.setattr(
-        dg, "run_experiment", lambda kind, mode, s, *, data, progress: calls.append((kind, mode, s, data, progress)) or "RUN"
+        dg,
+        "run_experiment",
+        lambda kind, mode, s, *, data, progress, on_the_way: calls.append((kind, mode, s, data, progress, on_the_way)) or "RUN",
     )
     settings = real_data_settings("fast", d=8)
     assert dg._run("mlp", "joint", settings, "DATA", True) == "RUN"
-    assert calls == [("mlp", "joint", settings, "DATA", True)]
+    assert dg._run("one_layer", "joint_converged", settings, "DATA", False, [2, 4]) == "RUN"
+    assert calls == [
+        ("mlp", "joint", settings, "DATA", True, ()),
+        ("one_layer", "joint_converged", settings, "DATA", False, [2, 4]),
+    ]
     assert dg._preset({"scale": "full", "dataset": "yelp_polarity", "d_grid": [3]}) == real_data_settings("full", "yelp_polarity")
 
 

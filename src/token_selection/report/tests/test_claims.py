@@ -90,27 +90,42 @@ def test_each_claim_reads_its_records():
          "4.6 points [4.3, 4.9] (one seed; interval from the test-set sizes)"),
         (
             "std_ratio_values",
-            {"value": 10.4, "low": 10.4, "high": 10.4, "n": 1, "budget": "80", "plateau": True,
+            {"value": 10.4, "low": 10.4, "high": 10.4, "n": 1, "budget": "80", "plateau": True, "plateau_seeds": 1,
              "early_stopped": {"value": 0.466, "low": 0.44, "high": 0.5, "n": 5}},
             "10.40x (one seed) trained to the end of 80 epochs (at the training-loss plateau); "
             "early-stopped: 0.47 [0.44, 0.50]x (5 seeds)",
         ),
         (
             "std_ratio_scores",
-            {"value": 2.7, "low": 2.5, "high": 2.9, "n": 2, "budget": "40", "plateau": False,
+            {"value": 2.7, "low": 2.5, "high": 2.9, "n": 2, "budget": "40", "plateau": False, "plateau_seeds": 1,
              "early_stopped": {"value": 0.9, "low": 0.9, "high": 0.9, "n": 1}},
-            "2.70 [2.50, 2.90]x (2 seeds) trained to the end of 40 epochs (no budget reached the loss plateau); "
+            "2.70 [2.50, 2.90]x (2 seeds) trained to the end of 40 epochs (at the training-loss plateau in 1 of 2 "
+            "seeds); "
             "early-stopped: 0.90x (one seed)",
         ),
         ("mlp_values", {"ours": [0.5, 0.6], "reference": [0.7, 0.8]}, "Spearman [+0.50, +0.60]"),
+        # ours on the 20 bins first, the reference's second
+        ("mlp_values", {"ours": [0.5, 0.6], "reference": [0.7, 0.8], "bins": [1.0, 0.99]},
+         "Spearman [+0.50, +0.60]; on the 20 bins +1.00"),
         (
             "joint_values",
             {"shape": "increasing", "spearman": 0.6, "shapes": ["increasing"], "readings": ["increasing"],
-             "effects": [0.6], "budget": "80", "plateau": False,
+             "effects": [0.6], "budget": "80", "plateau": False, "plateau_seeds": 0,
              "early_stopped": {"shape": "increasing", "spearman": 0.1, "shapes": ["increasing"], "readings": ["flat"],
                                "effects": [0.1]}},
             "increasing (increasing, Spearman +0.60, effect 0.60; one seed) trained to the end of 80 epochs (no budget "
             "reached the loss plateau); early-stopped: flat (increasing, Spearman +0.10, effect 0.10; one seed)",
+        ),
+        (
+            "joint_values",
+            {"shape": "increasing", "spearman": 0.6, "shapes": ["increasing"] * 3,
+             "readings": ["increasing", "increasing", "flat"], "effects": [0.6, 0.5, 0.1], "budget": "80",
+             "plateau": True, "plateau_seeds": 3,
+             "early_stopped": {"shape": "increasing", "spearman": 0.1, "shapes": ["increasing"], "readings": ["flat"],
+                               "effects": [0.1]}},
+            "2 increasing, 1 flat of 3 seeds (seed 0: increasing, Spearman +0.60, effect 0.60) trained to the end of 80 "
+            "epochs (at the training-loss plateau in all 3 seeds); early-stopped: flat (increasing, Spearman +0.10, "
+            "effect 0.10; one seed)",
         ),
     ],
 )  # fmt: skip

@@ -384,6 +384,13 @@ def test_why_differs_hands_each_claim_its_own_diagnosis(records):
     assert df.why_differs("std_ratio_scores", "fast") == (
         df.spread_sentence(spreads, "scores") + " " + df.converged_sentence(converged, spreads, "scores")
     )
+    step = {"per_seed": {"values.mean_bin_std": [0.5, 0.25], "scores.mean_bin_std": [1.0, 2.0]}}
+    write_record("imdb-one_layer-one_step_frozen", "fast", protocol="p", settings={}, metrics=step)
+    paired = {"8": [10.0, 28.0], "16": [16.0, 40.0], "32": [22.0, 52.0]}  # each seed over its own one-step spread
+    assert df.why_differs("std_ratio_values", "fast") == (
+        df.spread_sentence(spreads, "values") + " " + df.converged_sentence(converged, spreads, "values", paired)
+    )
+    assert "reads 19.00x (10.00x to 28.00x over 2 seeds) after 8" in df.why_differs("std_ratio_values", "fast")
     assert "produce it with make full" in df.why_differs("std_ratio_values", "full")
     rows = [
         {"kind": k, "epochs": 1, "seed": 0, "reading": "r", "shape": s} for k, s in (("key_query", "flat"), ("mlp", "U-shaped"))
@@ -528,7 +535,8 @@ def test_headlines_need_both_spread_arms_and_default_to_the_full_scale(records):
 
 def converged_pair():
     """A spread record (one-step spreads at three sizes, one of them 0; early-stopped budgets 3 and 8 keeping epoch 2)
-    and a converged-joint record (budgets 8, 16, 32; the plateau reached at 16 and 32)."""
+    and a converged-joint record (budgets 8, 16, 32, two seeds on either side of a round mean; the plateau reached
+    at 16 and 32 in both seeds)."""
 
     def one(values, scores):
         return {"values": {"raw": values}, "scores": {"raw": scores}}
@@ -538,10 +546,10 @@ def converged_pair():
         "joint": {"1": {"best_epoch": 1}, "3": {"best_epoch": 2}, "8": {"best_epoch": 2}},
         "ratios": {q: {r: {} for r in ("raw", "equal_bins", "scale_free")} for q in ("values", "scores")},
     }
-    converged = {"joint": {
-        "8": {**one(6.0, 1.2), "plateau": False},
-        "16": {**one(9.0, 1.5), "plateau": True},
-        "32": {**one(12.0, 1.6), "plateau": True},
+    converged = {"seeds": [0, 1], "joint": {
+        "8": [{**one(5.0, 1.1), "plateau": False}, {**one(7.0, 1.3), "plateau": False}],
+        "16": [{**one(8.0, 1.4), "plateau": True}, {**one(10.0, 1.6), "plateau": True}],
+        "32": [{**one(11.0, 1.5), "plateau": True}, {**one(13.0, 1.7), "plateau": True}],
     }}  # fmt: skip
     return spreads, converged
 
@@ -556,22 +564,46 @@ def test_the_early_stopped_budgets_that_kept_one_epoch_are_named_as_one_model():
 
 def test_the_converged_sentence_in_full_on_the_band_edges():
     spreads, converged = converged_pair()
-    # values, rebuttal 8x, near = [5.33, 12]: 8 | 0.5 is 1.5x, 8 | 2.0 12x (the upper edge), 16 | 8.0 9x, 32 | 8.0 12x
+    # values, rebuttal 8x, near = [5.33, 12], on the seed means: 8 | 0.5 is 1.5x, 8 | 2.0 12x (the upper edge),
+    # 16 | 8.0 9x, 32 | 8.0 12x
     assert df.converged_sentence(converged, spreads, "values") == (
         "[ours] Trained jointly to the end of budgets of 8, 16, 32 epochs (the last epoch kept; the training loss "
-        "reached its plateau after 16 and 32 epochs), the raw ratio against the 2.0 eta* step reads 12.00x after 8, "
-        "18.00x after 16, 24.00x after 32 epochs, and from 1.50x to 24.00x over the step sizes: within a factor 1.5 "
-        "of 8x for: 8 epochs against a 2.0 eta* step; 8 epochs against a 8.0 eta* step; 16 epochs against a 8.0 eta* "
-        "step; 32 epochs against a 8.0 eta* step. [inferred] Trained to the end of its budget, as the rebuttal's "
-        "comparison states, the joint model can give a ratio of the rebuttal's size: early stopping understated it."
+        "reached its plateau after 16 and 32 epochs in every seed; each of 2 seeds against the one-step model of seed "
+        "0), the raw ratio against the 2.0 eta* step reads 12.00x (10.00x to 14.00x over 2 seeds) after 8, 18.00x "
+        "(16.00x to 20.00x over 2 seeds) after 16, 24.00x (22.00x to 26.00x over 2 seeds) after 32 epochs, and its "
+        "seed mean goes from 1.50x to 24.00x over the step sizes: within a factor 1.5 of 8x for: 8 epochs against a "
+        "2.0 eta* step; 8 epochs against a 8.0 eta* step; 16 epochs against a 8.0 eta* step; 32 epochs against a 8.0 "
+        "eta* step. [inferred] Trained to the end of its budget, as the rebuttal's comparison states, the joint model "
+        "can give a ratio of the rebuttal's size: early stopping understated it."
     )
     # scores, rebuttal 6x, near = [4, 9]: the 8.0 step's one-step spread is 0 (left out); 1.6 / 1.0 is far below
     scores = df.converged_sentence(converged, spreads, "scores")
-    assert "from 0.80x to 1.60x over the step sizes: no budget and step size gives a ratio within a factor 1.5 of 6x" in (scores)
+    assert "goes from 0.80x to 1.60x over the step sizes: no budget and step size gives a ratio within a factor 1.5 of 6x" in (
+        scores
+    )
     assert scores.endswith("does not bring the ratio to the rebuttal's size either.")
+    converged["joint"]["32"][1]["plateau"] = False
+    assert (
+        "the training loss reached its plateau after 16 epochs in every seed, and after 32 epochs in 1 of 2 seeds; "
+        in df.converged_sentence(converged, spreads, "values")
+    )
     for budget in converged["joint"].values():
-        budget["plateau"] = False
+        for run in budget:
+            run["plateau"] = False
     assert "no budget reached the training-loss plateau" in df.converged_sentence(converged, spreads, "values")
+    # paired by seed at the preset step: those ratios replace the seed-0 ones there, and only there
+    paired = {"8": [20.0, 22.0], "16": [18.0, 18.0], "32": [1.0, 3.0]}
+    with_pairs = df.converged_sentence(converged, spreads, "values", paired)
+    assert (
+        "each of 2 seeds against the one-step model of the same seed at the 2.0 eta* step, of seed 0 at the other sizes), "
+        "the raw ratio against the 2.0 eta* step reads 21.00x (20.00x to 22.00x over 2 seeds) after 8, 18.00x (18.00x to "
+        "18.00x over 2 seeds) after 16, 2.00x (1.00x to 3.00x over 2 seeds) after 32 epochs, and its seed mean goes from "
+        "1.50x to 21.00x" in with_pairs
+    )
+    assert "8 epochs against a 2.0" not in with_pairs and "32 epochs against a 8.0 eta* step" in with_pairs
+    one = {"seeds": [0], "joint": {b: runs[:1] for b, runs in converged["joint"].items()}}
+    alone = df.converged_sentence(one, spreads, "values")
+    assert "; one seed), the raw ratio against the 2.0 eta* step reads 10.00x after 8, 16.00x after 16," in alone
     spreads["one_step"]["2.0"]["values"]["raw"] = 0.5 - 1e-9  # 8 | 2.0 just above the upper edge, 12x
     assert "8 epochs against a 2.0" not in df.converged_sentence(converged, spreads, "values")
 
@@ -602,17 +634,27 @@ def test_the_converged_shape_sentence_gives_each_budget_its_verdict_and_a_us_arm
     def shape(name, rho, left=float("nan"), right=float("nan")):
         return {"shape": name, "spearman": rho, "left_spearman": left, "right_spearman": right}
 
-    converged = {"joint": {
-        "40": {"shapes": {"values": shape("increasing", 0.78), "scores": shape("U-shaped", -0.04, -0.55, 0.49)}},
-        "8": {"shapes": {"values": shape("increasing", 0.82), "scores": shape("flat", 0.01)}},
+    converged = {"seeds": [0, 1], "joint": {
+        "40": [
+            {"shapes": {"values": shape("increasing", 0.78), "scores": shape("U-shaped", -0.04, -0.55, 0.49)}},
+            {"shapes": {"values": shape("increasing", 0.81), "scores": shape("U-shaped", -0.02, -0.50, 0.45)}},
+        ],
+        "8": [
+            {"shapes": {"values": shape("increasing", 0.82), "scores": shape("flat", 0.01)}},
+            # significant, but below the minimum effect: read as flat
+            {"shapes": {"values": shape("increasing", 0.82), "scores": shape("increasing", 0.15)}},
+        ],
     }}  # fmt: skip
     assert df.converged_shape_sentence(converged, "scores") == (
-        "[ours] Trained jointly to the end of each budget (the last epoch kept, no early stopping), E_s . p reads: "
-        "8 epochs flat (Spearman +0.01); 40 epochs U-shaped (Spearman -0.04, arms -0.55 and +0.49)."
+        "[ours] Trained jointly to the end of each budget (the last epoch kept, no early stopping), E_s . p reads, "
+        "each seed by the shape rule with its effect size: 8 epochs 2 flat of 2 (Spearman +0.01 to +0.15); 40 epochs "
+        "2 U-shaped of 2 (arms -0.55 to -0.50 and +0.45 to +0.49)."
     )
-    assert "E_s . v reads: 8 epochs increasing (Spearman +0.82); 40 epochs increasing" in df.converged_shape_sentence(
-        converged, "values"
+    assert "8 epochs 2 increasing of 2 (Spearman +0.82); 40 epochs 2 increasing of 2 (Spearman +0.78 to +0.81)" in (
+        df.converged_shape_sentence(converged, "values")
     )
+    converged["joint"]["40"][1]["shapes"]["scores"] = shape("flat", 0.02)  # a U beside a flat curve: the Spearmans
+    assert "40 epochs 1 U-shaped, 1 flat of 2 (Spearman -0.04 to +0.02)" in df.converged_shape_sentence(converged, "scores")
     assert df.why_differs("joint_values", "fast") == "No fast record diagnosis-converged_joint yet: produce it with make records."
     write_record("diagnosis-converged_joint", "full", protocol="p", settings={}, metrics=converged)
     assert df.why_differs("joint_scores", "full") == df.converged_shape_sentence(converged, "scores")
@@ -682,22 +724,28 @@ def _spread_arms(joint_values, joint_scores, step_values, step_scores):
 
 def test_the_spread_headline_leads_with_the_converged_arm_and_keeps_the_early_stopped_one():
     _, converged = converged_pair()
+    for run, values, scores in zip(converged["joint"]["32"], (11.9, 12.1), (1.59, 1.61), strict=True):
+        run["values"]["raw"], run["scores"]["raw"] = values, scores
     joint, step = _spread_arms([0.2, 0.21], [0.9, 1.1], [0.5, 0.5], [1.0, 1.0])
     line = df.spread_headline(joint, step, converged, "fast")
-    # the longest budget at the plateau is 32 (not "8", the last in string order): 12.0 / 0.5 and 1.6 / 1.0 (seed 0)
+    # the longest budget at the plateau is 32 (not "8", the last in string order), paired by seed:
+    # 11.9 / 0.5 and 12.1 / 0.5; 1.59 / 1.0 and 1.61 / 1.0; Student-t with 1 degree of freedom
     assert line.startswith(
         "- **Trained to convergence, one step leaves the smaller spread, as the rebuttal says**; with early stopping it "
         "reverses for E_s . v: on IMDB at d = 64, the per-bin spread of the jointly trained model over the one-step "
-        "model's is 24.00x (one seed) for E_s . v and 1.60x (one seed) for E_s . p with joint training to the end of 32 "
-        "epochs (at its training-loss plateau), against the rebuttal's ~8x and ~6x; with the best validation epoch kept "
-        "instead, E_s . v 0.41x [0.28, 0.54] over 2 seeds"
+        "model's is 24.00x [21.46, 26.54] over 2 seeds for E_s . v and 1.60x [1.47, 1.73] over 2 seeds for E_s . p "
+        "with joint training to the end of 32 epochs (at the training-loss plateau in all 2 seeds), against the "
+        "rebuttal's ~8x and ~6x; with the best validation epoch kept instead, E_s . v 0.41x [0.28, 0.54] over 2 seeds"
     )
-    converged["joint"]["32"]["scores"]["raw"] = 1.0  # a ratio of exactly 1 is not a smaller spread
+    for run in converged["joint"]["32"]:
+        run["values"]["raw"] = 20.0
+        run["scores"]["raw"] = 1.0  # a ratio of exactly 1 is not a smaller spread
     line = df.spread_headline(joint, step, converged, "fast")
     assert "**Trained to convergence, one step leaves the smaller spread for E_s . v only**" in line
     for budget in converged["joint"].values():
-        budget["plateau"] = False
-        budget["values"]["raw"] = 0.5
+        for run in budget:
+            run["plateau"] = False
+            run["values"]["raw"] = 0.5
     line = df.spread_headline(joint, step, converged, "fast")
     assert "**Trained to convergence, one step does not leave the smaller spread**" in line
     assert "to the end of 32 epochs (no budget reached the loss plateau)" in line
@@ -720,19 +768,21 @@ def test_ratio_reading_names_the_early_stopped_arm_and_adds_the_converged_one():
         "below 1 (one step leaves the larger spread: the reverse of the rebuttal) with the best validation epoch kept "
         "(joint training to convergence was run on IMDB only)"
     )
-    converged = {"value": 10.0, "low": 10.0, "high": 10.0, "n": 1, "budget": "80", "plateau": True}
+    converged = {"value": 10.0, "low": 9.0, "high": 11.0, "n": 5, "budget": "80", "plateau": True, "plateau_seeds": 5}
     assert df.ratio_reading(below, converged) == (
         "below 1 (one step leaves the larger spread: the reverse of the rebuttal) with the best validation epoch kept; "
-        "trained to the end of 80 epochs instead (at its training-loss plateau), as the rebuttal's comparison states, "
-        "it is 10.00 (one seed), above 1 (one step leaves the smaller spread, as the rebuttal reports)"
+        "trained to the end of 80 epochs instead (at the training-loss plateau in all 5 seeds), as the rebuttal's "
+        "comparison states, it is 10.00 [9.00, 11.00] (5 seeds), above 1 (one step leaves the smaller spread, as the "
+        "rebuttal reports)"
     )
-    short = converged | {"plateau": False, "value": 1.0, "low": 1.0, "high": 1.0}
-    assert "(before any loss plateau)" in df.ratio_reading(below, short)
-    assert df.ratio_reading(below, short).endswith("1.00 (one seed), not distinguishable from 1 over the seeds")
+    short = converged | {"plateau": False, "plateau_seeds": 0, "value": 1.0, "low": 0.5, "high": 1.5}
+    assert "(no budget reached the loss plateau)" in df.ratio_reading(below, short)
+    assert df.ratio_reading(below, short).endswith("1.00 [0.50, 1.50] (5 seeds), not distinguishable from 1 over the seeds")
 
 
-def test_the_converged_cell_says_its_budget_and_whether_the_loss_levelled_off():
-    converged = {"value": 10.4, "low": 10.4, "high": 10.4, "n": 1, "budget": "80", "plateau": True}
-    assert df._converged_words(converged) == "10.40 (one seed), 80 epochs, loss levelled off"
-    assert df._converged_words(converged | {"plateau": False}) == "10.40 (one seed), 80 epochs, loss still falling"
+def test_the_converged_cell_says_its_budget_and_how_many_seeds_reached_the_plateau():
+    converged = {"value": 10.4, "low": 10.4, "high": 10.4, "n": 1, "budget": "80", "plateau": True, "plateau_seeds": 1}
+    assert df._converged_words(converged) == "10.40 (one seed), 80 epochs, at the training-loss plateau"
+    some = converged | {"n": 3, "low": 9.0, "high": 11.8, "plateau": False, "plateau_seeds": 2}
+    assert df._converged_words(some) == "10.40 [9.00, 11.80] (3 seeds), 80 epochs, at the training-loss plateau in 2 of 3 seeds"
     assert df._converged_words(None) == "not run (IMDB only)"

@@ -74,11 +74,19 @@ def test_rows_read_records_and_say_how_to_produce_missing_ones(records):
     missing_converged = outcome(by_key["std_ratio_values"], "fast")
     assert missing_converged.verdict == "not run" and "diagnosis-converged_joint" in missing_converged.why
 
-    def budget(plateau: bool, values: float, scores: float) -> dict:
-        return {"plateau": plateau, "values": {"raw": values}, "scores": {"raw": scores}}
+    def budget(plateau: bool, values: float, scores: float) -> list[dict]:
+        return [{"plateau": plateau, "values": {"raw": values}, "scores": {"raw": scores}}]
 
+    # a record from before the converged arm kept one run per seed is refused, not read as one seed
+    older = {"joint": {"16": {"plateau": True, "values": {"raw": 2.2}, "scores": {"raw": 3.0}}}}
+    write_record(CONVERGED, "fast", protocol="converged run", settings={}, metrics=older)
+    refused = outcome(by_key["std_ratio_values"], "fast")
+    assert refused.verdict == "not run" and "one run per seed" in refused.why
     # the longest budget at the loss plateau is read (16), not a longer one that left it, nor an earlier one
-    converged = {"joint": {"8": budget(False, 9.0, 9.0), "16": budget(True, 2.2, 3.0), "32": budget(False, 9.0, 9.0)}}
+    converged = {
+        "seeds": [0],
+        "joint": {"8": budget(False, 9.0, 9.0), "16": budget(True, 2.2, 3.0), "32": budget(False, 9.0, 9.0)},
+    }
     write_record(CONVERGED, "fast", protocol="converged run", settings={}, metrics=converged)
     values = outcome(by_key["std_ratio_values"], "fast")
     assert values.verdict == "reproduced"  # 2.2 / 0.25 = 8.8, within a factor 1.5 of 8
