@@ -181,21 +181,31 @@ def run_spread_readings(settings: dict[str, Any], *, progress: bool = False) -> 
     return {"one_step": one_step, "joint": joint, "ratios": ratios}
 
 
-PLATEAU_DROP = 0.01
-"""A training-loss plateau (ours): the mean training loss fell by less than this (in nats) over the last quarter
-of the epochs (at least the last two epochs)."""
+PLATEAU_DROP = 0.1
+"""A training-loss plateau (ours): over the last quarter of the epochs (at least the last two) the mean training loss
+changed by less than this share of its value, either way. A share, not nats: a logistic loss that keeps halving
+stays under any fixed number of nats once it is small, and a loss that jumps up at the end has not settled either."""
 
 
 def plateau_drop(train_loss: list[float]) -> float:
-    """How much the mean training loss fell over the last quarter of the epochs (at least two): the loss
-    ``max(2, len // 4)`` epochs before the last, minus the last. Needs at least three epochs.
+    """How much the mean training loss fell over the last quarter of the epochs (at least two), as a share of where it
+    was: ``(before - last) / before`` with ``before`` the loss ``max(2, len // 4)`` epochs before the last; negative
+    when it rose. Needs at least three epochs and a positive loss before the window.
 
     train_loss: (epochs,) mean training loss per epoch.
     """
     if len(train_loss) < 3:
         raise ValueError(f"a plateau needs at least 3 epochs of training loss, got {len(train_loss)}")
     window = max(2, len(train_loss) // 4)
-    return float(train_loss[-1 - window] - train_loss[-1])
+    before = float(train_loss[-1 - window])
+    if not before > 0:
+        raise ValueError(f"a relative drop needs a positive training loss, got {before} {window} epochs before the last")
+    return (before - float(train_loss[-1])) / before
+
+
+def is_plateau(drop: float, threshold: float) -> bool:
+    """Whether a relative drop (``plateau_drop``) is a plateau: smaller than ``threshold`` either way."""
+    return abs(drop) < threshold
 
 
 def check_distinct_lengths(points: dict[str, dict[str, Any]]) -> None:
@@ -231,7 +241,8 @@ def run_converged_joint(settings: dict[str, Any], *, progress: bool = False) -> 
     """Per budget, one point per seed (in ``settings["seeds"]`` order): the spreads of ``E_s . v`` and ``E_s . p``
     (``spreads``) and their shapes by the course's shape rule (with the arms' rank correlations), the training loss
     and validation accuracy per epoch, the kept (last) and the best-validation epoch, the test accuracy, ``|p|``, and
-    whether the training loss reached a plateau (``plateau_drop`` below ``settings["plateau_drop"]``).
+    whether the training loss reached a plateau (``plateau_drop`` within ``settings["plateau_drop"]`` either way:
+    ``is_plateau``).
 
     Each seed trains once, for the longest budget; the shorter budgets are the same run at the end of their epochs
     (saved on the way: ``run_experiment``'s ``on_the_way``). Returns ``{"seeds": [seed, ...], "joint": {budget:
@@ -278,7 +289,7 @@ def _converged_point(run, x: torch.Tensor, preset: RealDataSettings, settings: d
         "p_norm": float(run.model.p.detach().norm()),
         "score_range": float(scores.max() - scores.min()),
         "plateau_drop": drop,
-        "plateau": drop < settings["plateau_drop"],
+        "plateau": is_plateau(drop, settings["plateau_drop"]),
     }
 
 

@@ -14,7 +14,6 @@ rewrites a committed record.
 
 from __future__ import annotations
 
-import copy
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -143,7 +142,7 @@ def _saver_on_the_way(
         if epochs not in budgets:
             return
         name, config = _checkpoint(kind, "joint_converged", replace(settings, epochs=epochs), data)
-        passed = TrainingHistory.from_dict(copy.deepcopy(history.as_dict()))
+        passed = TrainingHistory.from_dict(history.as_dict())  # as_dict copies the lists: later epochs stay out
         passed.stop_reason = f"ran all {epochs} epochs"
         saved = {**passed.as_dict(), "test_accuracy": accuracy(model, data.test)}
         save_checkpoint(checkpoint_path(name, config, cache_dir), model, saved, config)
@@ -152,7 +151,6 @@ def _saver_on_the_way(
 
 
 def _trainer(
-    kind: str,
     mode: str,
     data: EncodedReviews,
     settings: RealDataSettings,
@@ -215,8 +213,8 @@ def run_experiment(
     common = {"batch_size": settings.batch_size, "seed": settings.seed, "device": device, "progress": progress}
     common["desc"] = f"{data.name}: {kind}, {mode}"
     name, config = _checkpoint(kind, mode, settings, data)
-    on_epoch = _saver_on_the_way(model, kind, settings, data, budgets, cache_dir) if budgets else None
-    result = train_or_load(model, name, config, _trainer(kind, mode, data, settings, common, on_epoch), cache_dir=cache_dir)
+    on_epoch = _saver_on_the_way(model, kind, settings, data, budgets, cache_dir)  # saves nothing without budgets
+    result = train_or_load(model, name, config, _trainer(mode, data, settings, common, on_epoch), cache_dir=cache_dir)
     model.to(device)
     saved = dict(result.history)
     trained = {key: saved.pop(key) for key in ("test_accuracy", "eta_star", "step_size", "step_factor") if key in saved}

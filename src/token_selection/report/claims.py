@@ -101,9 +101,12 @@ def show_converged_shape(verdict: dict) -> str:
 
 
 def show_converged_ratio(interval: dict) -> str:
-    """The converged arm's ratio with its budget (and whether its loss reached the plateau), then the early-stopped
-    arm's ratio beside it."""
-    return f"{show_ratio(interval)} {_budget_words(interval)}; early-stopped: {show_ratio(interval['early_stopped'])}"
+    """The converged arm's ratio with its budget (and whether its loss reached the plateau), the seed means at the
+    other budgets (``by_budget``, where kept: the ratio depends on the training length), then the early-stopped arm's
+    ratio beside it."""
+    others = [(b, r) for b, r in interval.get("by_budget", {}).items() if b != interval["budget"]]
+    shorter = "; other budgets: " + ", ".join(f"{r:.2f}x after {b}" for b, r in others) + " epochs" if others else ""
+    return f"{show_ratio(interval)} {_budget_words(interval)}{shorter}; early-stopped: {show_ratio(interval['early_stopped'])}"
 
 
 REFERENCE_D = 512

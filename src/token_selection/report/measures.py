@@ -208,8 +208,9 @@ def converged_std_ratio(quantity: str, dataset: str = "imdb") -> Callable[[Recor
 
     def read(r: Records) -> dict:
         budget, _, plateau = _converged_reading(r[CONVERGED])
-        ratios = paired_converged_ratios(r[CONVERGED], r[one_step], quantity)[budget]
-        return seed_interval(ratios) | plateau | {"early_stopped": early(r)}
+        ratios = paired_converged_ratios(r[CONVERGED], r[one_step], quantity)
+        by_budget = {b: float(np.mean(values)) for b, values in ratios.items()}
+        return seed_interval(ratios[budget]) | plateau | {"by_budget": by_budget, "early_stopped": early(r)}
 
     return read
 

@@ -57,7 +57,7 @@ def test_the_converged_mode_is_registered_and_described(toy):
     assert "joint_converged" in TRAINING_MODES and MODE_LABELS["joint_converged"] == "joint, whole budget"
     settings = real_data_settings("fast", d=4, epochs=3)
     text = protocol("one_layer", "joint_converged", settings, toy)
-    assert "all 3 epochs, the last kept" in text and "no early stopping" in text and "best epoch kept" not in text
+    assert "all 3 epochs, the last kept; no early stopping; seed 0." in text and "best epoch kept" not in text
     assert "early stopping on validation accuracy, best epoch kept" in protocol("one_layer", "joint", settings, toy)
 
 
@@ -72,18 +72,31 @@ def test_a_converged_run_goes_through_the_pipeline_and_keeps_its_last_epoch(toy,
 @pytest.mark.parametrize(
     ("losses", "drop"),
     [
-        ([0.9, 0.5, 0.4], 0.5),  # 3 epochs: the window is 2 epochs
-        ([1.0, 0.8, 0.6, 0.5, 0.45, 0.44, 0.43, 0.42], 0.02),  # 8 epochs: window 2 (8 // 4): 0.44 - 0.42
-        ([1.0] * 3 + [0.7, 0.5, 0.3, 0.2, 0.1, 0.05, 0.04, 0.03, 0.02], 0.03),  # 12 epochs: window 3: 0.05 - 0.02
+        ([0.9, 0.5, 0.4], 0.5 / 0.9),  # 3 epochs: the window is 2 epochs
+        ([1.0, 0.8, 0.6, 0.5, 0.45, 0.44, 0.43, 0.42], 0.02 / 0.44),  # 8 epochs: window 2 (8 // 4): 0.44 to 0.42
+        ([1.0] * 3 + [0.7, 0.5, 0.3, 0.2, 0.1, 0.05, 0.04, 0.03, 0.02], 0.6),  # 12 epochs: window 3: 0.05 to 0.02
+        ([0.5, 0.2, 0.1, 0.3], -0.5),  # a loss that jumps up at the end: a negative drop
+        ([4e-3, 3e-3, 2e-3, 1e-3], 2 / 3),  # small in nats (0.002), large as a share: no plateau
     ],
 )
-def test_the_plateau_drop_reads_the_last_quarter_of_the_epochs(losses, drop):
+def test_the_plateau_drop_is_the_share_the_loss_fell_over_the_last_quarter(losses, drop):
     assert dg.plateau_drop(losses) == pytest.approx(drop)
 
 
-def test_a_plateau_needs_three_epochs():
+def test_a_plateau_needs_three_epochs_and_a_positive_loss():
     with pytest.raises(ValueError, match="a plateau needs at least 3 epochs of training loss, got 2"):
         dg.plateau_drop([0.5, 0.4])
+    with pytest.raises(ValueError) as zero:
+        dg.plateau_drop([0.3, 0.0, 0.1, 0.0])
+    assert str(zero.value) == "a relative drop needs a positive training loss, got 0.0 2 epochs before the last"
+
+
+@pytest.mark.parametrize(
+    ("drop", "plateau"),
+    [(0.0999, True), (0.1, False), (-0.0999, True), (-0.1, False), (-1.25, False), (0.0, True), (0.62, False)],
+)
+def test_a_plateau_is_a_drop_smaller_than_the_threshold_either_way(drop, plateau):
+    assert dg.is_plateau(drop, 0.1) is plateau
 
 
 def _point(kept: int, raw: float) -> dict:
@@ -149,7 +162,7 @@ def test_the_converged_runner_trains_each_budget_to_its_end_and_records_its_loss
 
     def run(kind, mode, s, data, progress, on_the_way=()):
         runs.append((kind, mode, s.epochs, s.seed, progress, tuple(on_the_way)))
-        losses = [1.0 / (e + 1) for e in range(s.epochs)]
+        losses = [0.1 + 0.9 * 0.5**e for e in range(s.epochs)]  # levels off at 0.1
         history = TrainingHistory(list(range(1, s.epochs + 1)), losses, [0.5] * s.epochs, [0.6] * s.epochs,
                                   [1.0] * s.epochs, best_epoch=1, kept_last=True)  # fmt: skip
         model = _Scored(_values(float(s.epochs)), SCORES, [3.0, 4.0])
@@ -167,7 +180,7 @@ def test_the_converged_runner_trains_each_budget_to_its_end_and_records_its_loss
     assert result["joint"]["8"][0] == result["joint"]["8"][1]  # the stand-in model does not depend on the seed
     point = result["joint"]["8"][0]
     assert point["kept_epoch"] == 8 and point["best_epoch"] == 1 and point["test_accuracy"] == pytest.approx(0.808)
-    assert point["train_loss"] == [1.0 / (e + 1) for e in range(8)]
+    assert point["train_loss"] == [0.1 + 0.9 * 0.5**e for e in range(8)]
     values = torch.tensor(_values(8.0), dtype=torch.float64)
     assert point["values"] == dg.spreads(X_TOKENS, values) and point["values"]["raw"] > 0
     assert point["scores"] == dg.spreads(X_TOKENS, torch.tensor(SCORES, dtype=torch.float64))
@@ -181,14 +194,19 @@ def test_the_converged_runner_trains_each_budget_to_its_end_and_records_its_loss
             "left_spearman": verdict.left_spearman, "right_spearman": verdict.right_spearman,
         }  # fmt: skip
     assert point["shapes"]["values"]["shape"] == "U-shaped"  # k (i - 6)^2: low in the middle, high at both ends
-    # 8 epochs, window 2: 1/6 - 1/8; 16 epochs, window 4: 1/12 - 1/16 = 1/48
-    assert point["plateau_drop"] == pytest.approx(1 / 6 - 1 / 8) and point["plateau"] is False
-    assert result["joint"]["16"][1]["plateau_drop"] == pytest.approx(1 / 48)
-    settings["plateau_drop"] = result["joint"]["16"][0]["plateau_drop"]  # on the bound: not a plateau (strictly below)
+
+    def loss(e):
+        return 0.1 + 0.9 * 0.5**e
+
+    # 8 epochs, window 2: epoch index 5 to 7; 16 epochs, window 4: 11 to 15, about 0.4 %
+    assert point["plateau_drop"] == pytest.approx(1 - loss(7) / loss(5)) and point["plateau"] is False
+    sixteen = result["joint"]["16"][1]
+    assert sixteen["plateau_drop"] == pytest.approx(1 - loss(15) / loss(11)) and sixteen["plateau"] is True
+    settings["plateau_drop"] = sixteen["plateau_drop"]  # on the bound: not a plateau (strictly below)
     assert dg.run_converged_joint(settings)["joint"]["16"][1]["plateau"] is False
-    settings["plateau_drop"] = 0.021
+    settings["plateau_drop"] = 0.2
     again = dg.run_converged_joint(settings)["joint"]
-    assert again["16"][1]["plateau"] is True and again["8"][1]["plateau"] is False  # 1/24 is not below 0.021
+    assert again["8"][1]["plateau"] is True and again["4"][1]["plateau"] is False  # 16 % is below 0.2, 61 % is not
 
 
 def test_the_converged_runner_refuses_budgets_that_return_one_model(monkeypatch):

@@ -179,7 +179,7 @@ COMMON = {"batch_size": 8, "seed": 1, "device": "cpu", "progress": False, "desc"
 
 def test_joint_training_uses_the_joint_settings(stand_in_trainers):
     data = _data()
-    result = pipeline._trainer("one_layer", "joint", data, SETTINGS, COMMON)("MODEL")
+    result = pipeline._trainer("joint", data, SETTINGS, COMMON)("MODEL")
     [(name, train, validation, kwargs)] = stand_in_trainers
     assert name == "train_model" and train is data.train and validation is data.validation
     assert kwargs == {"epochs": 6, "lr": 0.25, "patience": 3, **COMMON}
@@ -187,9 +187,22 @@ def test_joint_training_uses_the_joint_settings(stand_in_trainers):
     assert 0 < result["seconds"] < 5  # the time it took, measured around the training
 
 
+def test_training_to_the_end_of_a_budget_uses_the_joint_settings_and_its_epoch_hook(stand_in_trainers):
+    data = _data()
+
+    def look(history):
+        return None
+
+    result = pipeline._trainer("joint_converged", data, SETTINGS, COMMON, look)("MODEL")
+    [(name, train, validation, kwargs)] = stand_in_trainers
+    assert name == "train_model" and train is data.train and validation is data.validation
+    assert kwargs == {"epochs": 6, "lr": 0.25, "keep": "last", "on_epoch": look, **COMMON}  # no patience: every epoch
+    assert result["test_accuracy"] == 0.625
+
+
 def test_frozen_training_uses_the_frozen_settings_and_keeps_e_fixed(stand_in_trainers):
     data = _data()
-    result = pipeline._trainer("two_layer", "frozen_random", data, SETTINGS, COMMON)("MODEL")
+    result = pipeline._trainer("frozen_random", data, SETTINGS, COMMON)("MODEL")
     [(name, train, validation, kwargs)] = stand_in_trainers
     assert name == "train_model" and train is data.train and validation is data.validation
     assert kwargs == {"train_embeddings": False, "epochs": 9, "lr": 0.125, "patience": 4, **COMMON}
@@ -198,7 +211,7 @@ def test_frozen_training_uses_the_frozen_settings_and_keeps_e_fixed(stand_in_tra
 
 def test_the_one_step_is_sized_on_the_training_part_then_frozen_training_follows(stand_in_trainers):
     data = _data()
-    result = pipeline._trainer("one_layer", "one_step_frozen", data, replace(SETTINGS, d=16), COMMON)("MODEL")
+    result = pipeline._trainer("one_step_frozen", data, replace(SETTINGS, d=16), COMMON)("MODEL")
     size, step = stand_in_trainers
     assert size == ("one_step_size", data.train, 1500, 16, 1.5)
     assert step[:4] == ("one_step_then_freeze", data.train, data.validation, 0.75)
@@ -419,9 +432,9 @@ def test_each_mode_trains_and_scores_the_model_it_is_given(monkeypatch):
     monkeypatch.setattr(pipeline, "one_step_then_freeze", lambda model, *a, **k: seen.append(("step", model)) or _history())
     monkeypatch.setattr(pipeline, "accuracy", lambda model, split: seen.append(("accuracy", model)) or 0.5)
     model = torch.nn.Linear(2, 1)
-    for mode in ("joint", "frozen_random", "one_step_frozen"):
-        pipeline._trainer("one_layer", mode, _data(), SETTINGS, COMMON)(model)
-    assert [name for name, _ in seen] == ["train", "accuracy", "train", "accuracy", "step", "accuracy"]
+    for mode in ("joint", "joint_converged", "frozen_random", "one_step_frozen"):
+        pipeline._trainer(mode, _data(), SETTINGS, COMMON)(model)
+    assert [name for name, _ in seen] == ["train", "accuracy"] * 3 + ["step", "accuracy"]
     assert all(given is model for _, given in seen)
 
 

@@ -96,6 +96,14 @@ def test_each_claim_reads_its_records():
             "early-stopped: 0.47 [0.44, 0.50]x (5 seeds)",
         ),
         (
+            "std_ratio_values",
+            {"value": 9.7, "low": 9.2, "high": 10.3, "n": 5, "budget": "80", "plateau": False, "plateau_seeds": 0,
+             "by_budget": {"10": 1.134, "40": 5.18, "80": 9.7},
+             "early_stopped": {"value": 0.466, "low": 0.44, "high": 0.5, "n": 5}},
+            "9.70 [9.20, 10.30]x (5 seeds) trained to the end of 80 epochs (no budget reached the loss plateau); other "
+            "budgets: 1.13x after 10, 5.18x after 40 epochs; early-stopped: 0.47 [0.44, 0.50]x (5 seeds)",
+        ),
+        (
             "std_ratio_scores",
             {"value": 2.7, "low": 2.5, "high": 2.9, "n": 2, "budget": "40", "plateau": False, "plateau_seeds": 1,
              "early_stopped": {"value": 0.9, "low": 0.9, "high": 0.9, "n": 1}},

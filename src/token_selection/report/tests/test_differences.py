@@ -747,7 +747,7 @@ def test_the_spread_headline_leads_with_the_converged_arm_and_keeps_the_early_st
             run["plateau"] = False
             run["values"]["raw"] = 0.5
     line = df.spread_headline(joint, step, converged, "fast")
-    assert "**Trained to convergence, one step does not leave the smaller spread**" in line
+    assert "**Trained for 32 epochs, one step does not leave the smaller spread**" in line  # no plateau: no "convergence"
     assert "to the end of 32 epochs (no budget reached the loss plateau)" in line
     joint, step = _spread_arms([2.0], [2.0], [0.5], [1.0])
     assert "; with early stopping" not in df.spread_headline(joint, step, converged, "fast"), "nothing reverses"
@@ -786,3 +786,44 @@ def test_the_converged_cell_says_its_budget_and_how_many_seeds_reached_the_plate
     some = converged | {"n": 3, "low": 9.0, "high": 11.8, "plateau": False, "plateau_seeds": 2}
     assert df._converged_words(some) == "10.40 [9.00, 11.80] (3 seeds), 80 epochs, at the training-loss plateau in 2 of 3 seeds"
     assert df._converged_words(None) == "not run (IMDB only)"
+
+
+def test_the_converged_sentence_adds_the_scale_free_reading_where_both_records_keep_it():
+    spreads, converged = converged_pair()
+    spreads["one_step"]["2.0"]["values"]["scale_free"] = 0.5
+    for budget, (low, high) in {"8": (0.2, 0.4), "16": (0.3, 0.5), "32": (0.4, 0.6)}.items():
+        for run, value in zip(converged["joint"][budget], (low, high), strict=True):
+            run["values"]["scale_free"] = value
+    sentence = df.converged_sentence(converged, spreads, "values")
+    assert (
+        "Scale-free (each spread over its curve's overall std), the seed mean reads 0.60x after 8, 0.80x after 16, "
+        "1.00x after 32 epochs. [inferred]" in sentence
+    )  # 1.00 is not below 1: no reading of a noisier curve
+    converged["joint"]["32"][1]["values"]["scale_free"] = 0.5
+    noisier = df.converged_sentence(converged, spreads, "values")
+    assert (
+        "0.90x after 32 epochs: below 1 at every budget, so relative to its own curve the jointly trained model is the "
+        "noisier one. [inferred] On the raw reading, trained to the end of its budget as the rebuttal's comparison "
+        "states, the joint model can give a ratio of the rebuttal's size, which early stopping understated; but the "
+        "ratio grows with the budget, and scale-free it stays below 1: the raw ratio follows the scale of the values, "
+        "not a cleaner curve after one step."
+    ) in noisier and noisier.endswith("not a cleaner curve after one step.")
+    spreads["one_step"]["2.0"]["scores"]["scale_free"] = 2.0  # far from the rebuttal's 6x: the plain reading
+    for budget in converged["joint"].values():
+        for run in budget:
+            run["scores"]["scale_free"] = 0.5
+    far = df.converged_sentence(converged, spreads, "scores")
+    assert "0.25x after 32 epochs: below 1 at every budget" in far and far.endswith("to the rebuttal's size either.")
+    del spreads["one_step"]["2.0"]["scores"]["scale_free"]
+    del converged["joint"]["16"][0]["values"]["scale_free"]  # a run without the reading: none is shown
+    assert "Scale-free" not in df.converged_sentence(converged, spreads, "values")
+    assert "Scale-free" not in df.converged_sentence(converged, spreads, "scores")  # the one step has no reading
+
+
+def test_a_converged_record_of_one_seed_says_one_seed_even_when_paired():
+    spreads, converged = converged_pair()
+    one = {"seeds": [0], "joint": {b: runs[:1] for b, runs in converged["joint"].items()}}
+    sentence = df.converged_sentence(one, spreads, "values", {"8": [10.0], "16": [16.0], "32": [22.0]})
+    assert "; one seed), the raw ratio against the 2.0 eta* step reads 10.00x after 8, 16.00x after 16, 22.00x after 32" in (
+        sentence
+    )

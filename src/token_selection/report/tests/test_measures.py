@@ -309,6 +309,7 @@ def test_converged_ratio_pairs_each_seed_with_the_same_seed_and_refuses_a_zero_s
     }
     found = measures.converged_std_ratio("values")(records)
     assert found["values"] == [6.0, 2.0] and (found["value"], found["n"]) == (4.0, 2)
+    assert found["by_budget"] == {"10": 4.0, "40": 11.25}  # (9 / 0.5 + 9 / 2) / 2: the mean at every budget
     assert (found["budget"], found["plateau"], found["plateau_seeds"]) == ("10", True, 3)
     assert found["early_stopped"]["values"] == [2.0, 0.5]
     converged["seeds"] = [1, 0, 2]  # paired by seed number, not by position

@@ -91,7 +91,8 @@ def test_rows_read_records_and_say_how_to_produce_missing_ones(records):
     values = outcome(by_key["std_ratio_values"], "fast")
     assert values.verdict == "reproduced"  # 2.2 / 0.25 = 8.8, within a factor 1.5 of 8
     assert values.ours.startswith(  # the records above carry no settings: the row also says they are stale
-        "8.80x (one seed) trained to the end of 16 epochs (at the training-loss plateau); early-stopped: 8.00x (one seed)"
+        "8.80x (one seed) trained to the end of 16 epochs (at the training-loss plateau); other budgets: 36.00x after 8, "
+        "36.00x after 32 epochs; early-stopped: 8.00x (one seed)"
     )
     assert outcome(by_key["std_ratio_scores"], "fast").verdict == "partly"  # 3x
     assert outcome(by_key["joint_scores"], "fast").verdict == "reproduced"
