@@ -32,6 +32,26 @@ def test_within_factor_on_each_side_of_its_bounds():
     assert rule.judge(1.0)[0] == "not reproduced" and rule.judge(0.5)[0] == "not reproduced"
 
 
+def test_within_factor_at_the_plateau_is_partly_without_a_converged_value():
+    rule = WithinFactor(8.0, 1.5, at_plateau=True)
+    inside = {"value": 9.73, "low": 9.16, "high": 10.3, "n": 5, "plateau": True}
+    assert rule.judge(inside) == ("reproduced", "9.73 [9.16, 10.3] over 5 seeds is within a factor 1.5 of 8")
+    growing = inside | {"plateau": False, "by_budget": {"10": 1.134, "40": 5.18, "80": 9.73}}
+    assert rule.judge(growing) == (
+        "partly",
+        "9.73 [9.16, 10.3] over 5 seeds is within a factor 1.5 of 8, but no training budget reached the loss plateau: "
+        "a size at one training length (seed means 1.13 after 10, 5.18 after 40, 9.73 after 80 epochs), not at "
+        "convergence",
+    )
+    bare = rule.judge(inside | {"plateau": False})  # a value without the budgets: the reason still names the plateau
+    assert bare[0] == "partly" and bare[1].endswith("loss plateau: a size at one training length, not at convergence")
+    # outside the factor the plateau changes nothing: the same verdicts as without it
+    for value in (inside | {"value": 20.0, "low": 19.0, "high": 21.0, "plateau": False}, 0.5):
+        assert rule.judge(value) == WithinFactor(8.0, 1.5).judge(value)
+    assert WithinFactor(8.0, 1.5).judge(growing)[0] == "reproduced"  # the plain rule does not read the plateau
+    assert rule.describe().endswith("; partly at most when no training budget reached the loss plateau (no converged value)")
+
+
 def test_positive_interval():
     assert PositiveInterval().judge({"value": 3.0, "low": 0.01, "high": 6.0})[0] == "reproduced"
     assert PositiveInterval().judge({"value": 3.0, "low": 0.0, "high": 6.0})[0] == "not reproduced"
