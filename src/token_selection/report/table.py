@@ -58,9 +58,8 @@ def outcome(claim: Claim, scale: str) -> Outcome:
     except KeyError as error:  # a record written before the metric existed
         commands = "; ".join(produce_command(name, scale) for name in claim.records)
         return Outcome("not measured", "not run", f"the {scale} record has no metric {error} (older code). {commands}", "")
-    except ValueError as error:  # a record the measure cannot read (an older layout, a spread of 0): it says why
-        commands = "; ".join(produce_command(name, scale) for name in claim.records)
-        return Outcome("not measured", "not run", f"the {scale} records cannot be read: {error}. {commands}", "")
+    except ValueError as error:  # a record the measure cannot read (an older layout, a spread of 0): the error says why
+        return Outcome("not measured", "not run", f"the {scale} records cannot be read: {error}", "")
     verdict, why = judge(claim.rule, value)
     protocols = " | ".join(dict.fromkeys(record["protocol"] for record in records.values()))
     stale = [name for name in claim.records if state_of(name, scale) == "stale"]

@@ -81,7 +81,11 @@ def test_rows_read_records_and_say_how_to_produce_missing_ones(records):
     older = {"joint": {"16": {"plateau": True, "values": {"raw": 2.2}, "scores": {"raw": 3.0}}}}
     write_record(CONVERGED, "fast", protocol="converged run", settings={}, metrics=older)
     refused = outcome(by_key["std_ratio_values"], "fast")
-    assert refused.verdict == "not run" and "one run per seed" in refused.why
+    assert (refused.ours, refused.verdict, refused.protocol) == ("not measured", "not run", "")
+    assert refused.why == (
+        "the fast records cannot be read: the converged-joint record keeps one run per budget, not one run per seed: a "
+        "record from an older version; produce it again (make full, or make records at the fast scale)"
+    )
     # the longest budget at the loss plateau is read (16), not a longer one that left it, nor an earlier one
     converged = {
         "seeds": [0],
