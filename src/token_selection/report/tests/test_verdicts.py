@@ -49,7 +49,10 @@ def test_within_factor_at_the_plateau_is_partly_without_a_converged_value():
     for value in (inside | {"value": 20.0, "low": 19.0, "high": 21.0, "plateau": False}, 0.5):
         assert rule.judge(value) == WithinFactor(8.0, 1.5).judge(value)
     assert WithinFactor(8.0, 1.5).judge(growing)[0] == "reproduced"  # the plain rule does not read the plateau
-    assert rule.describe().endswith("; partly at most when no training budget reached the loss plateau (no converged value)")
+    assert rule.describe() == (
+        "reproduced if the seed interval lies between 5.33 and 12 (a factor 1.5 of 8), partly if it lies above 1, "
+        "else not reproduced; partly at most when no training budget reached the loss plateau (no converged value)"
+    )
 
 
 def test_positive_interval():
