@@ -834,3 +834,45 @@ def test_a_converged_record_of_one_seed_says_one_seed_even_when_paired():
     assert "; one seed), the raw ratio against the 2.0 eta* step reads 10.00x after 8, 16.00x after 16, 22.00x after 32" in (
         sentence
     )
+
+
+def test_the_converged_words_name_the_quantity_and_the_plateau_seed_by_seed():
+    spreads, converged = converged_pair()
+    one = {"seeds": [0], "joint": {b: runs[:1] for b, runs in converged["joint"].items()}}
+    assert "(the last epoch kept; the training loss reached its plateau after 16 and 32 epochs; one seed)" in (
+        df.converged_sentence(one, spreads, "values")
+    )  # one seed: no "in every seed"
+    converged["joint"]["16"][0]["plateau"] = False
+    converged["joint"]["32"][1]["plateau"] = False
+    assert (
+        "(the last epoch kept; the training loss reached its plateau after 16 epochs in 1 of 2 seeds; 32 epochs in 1 of 2 "
+        "seeds; each of 2 seeds"
+    ) in df.converged_sentence(converged, spreads, "values")
+    for runs in converged["joint"].values():
+        for run in runs:
+            run["plateau"] = False
+    assert "(the last epoch kept; no budget reached the training-loss plateau; each of 2 seeds" in (
+        df.converged_sentence(converged, spreads, "values")
+    )
+    shapes = {"seeds": [0], "joint": {"8": [{"shapes": {"values": {"shape": "increasing", "spearman": 0.5}}}]}}
+    assert df.converged_shape_sentence(shapes, "values") == (
+        "[ours] Trained jointly to the end of each budget (the last epoch kept, no early stopping), E_s . v reads, each "
+        "seed by the shape rule with its effect size: 8 epochs 1 increasing of 1 (Spearman +0.50)."
+    )
+
+
+def test_the_spread_headline_at_the_plateau_says_which_quantity_keeps_the_smaller_spread():
+    _, converged = converged_pair()  # the plateau at 16 and 32 in both seeds: 32 is read
+    joint, step = _spread_arms([2.0, 2.0], [2.0, 2.0], [0.5, 0.5], [1.0, 1.0])  # nothing reverses early
+    for run in converged["joint"]["32"]:
+        run["values"]["raw"], run["scores"]["raw"] = 12.0, 1.0  # 24x for the values, exactly 1 for the scores
+    line = df.spread_headline(joint, step, converged, "fast")
+    assert line.startswith("- **Trained to convergence, one step leaves the smaller spread for E_s . v only**: on IMDB")
+    for run in converged["joint"]["32"]:
+        run["values"]["raw"] = 0.5
+    line = df.spread_headline(joint, step, converged, "fast")
+    assert line.startswith("- **Trained to convergence, one step does not leave the smaller spread**: on IMDB")
+    joint, step = _spread_arms([0.2, 0.2], [0.5, 0.5], [0.5, 0.5], [1.0, 1.0])  # both reverse with early stopping
+    assert "; with early stopping it reverses for E_s . v and E_s . p: on IMDB" in df.spread_headline(
+        joint, step, converged, "fast"
+    )
