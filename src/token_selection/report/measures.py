@@ -150,6 +150,14 @@ def converged_budget(metrics: dict[str, Any]) -> str:
 
     metrics: the converged-joint record's metrics (``joint``: budget -> one run per seed, each with ``plateau``).
     """
+    budgets = converged_budgets(metrics)
+    plateau = [b for b in budgets if metrics["joint"][b] and all(run["plateau"] for run in metrics["joint"][b])]
+    return (plateau or budgets)[-1]
+
+
+def converged_budgets(metrics: dict[str, Any]) -> list[str]:
+    """The budgets of the converged-joint metrics, in number order; ValueError for a record with none or in the
+    older layout (one run per budget, no seeds)."""
     budgets = sorted(metrics["joint"], key=float)
     if not budgets:
         raise ValueError("the converged-joint record holds no budget")
@@ -158,8 +166,7 @@ def converged_budget(metrics: dict[str, Any]) -> str:
             "the converged-joint record keeps one run per budget, not one run per seed: a record from an older "
             "version; produce it again (make full, or make records at the fast scale)"
         )
-    plateau = [b for b in budgets if metrics["joint"][b] and all(run["plateau"] for run in metrics["joint"][b])]
-    return (plateau or budgets)[-1]
+    return budgets
 
 
 def _converged_reading(metrics: dict[str, Any]) -> tuple[str, list[dict[str, Any]], dict[str, Any]]:
@@ -186,8 +193,7 @@ def paired_converged_ratios(converged: dict[str, Any], one_step: dict[str, Any],
     """Per budget of the converged-joint metrics ``converged``: each seed's per-bin spread of ``quantity`` over the
     one-step arm's (``one_step``, its record's metrics) of the same seed, for the seeds both arms ran (in the
     converged record's seed order). ValueError when no seed pairs or a one-step spread is not positive."""
-    budgets = sorted(converged["joint"], key=float)
-    converged_budget(converged)  # refuses an older layout by name
+    budgets = converged_budgets(converged)
     steps = per_seed(one_step, f"{quantity}.mean_bin_std")
     seeds = [(k, seed) for k, seed in enumerate(converged["seeds"]) if seed < len(steps)]
     if not seeds:
