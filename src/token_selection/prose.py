@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import ast
 import html
+import re
 import sys
+import textwrap
 from typing import Any
 
 import numpy as np
@@ -85,3 +87,18 @@ def folded(markdown: str, summary: str) -> str:
     if not markdown.strip():
         return ""
     return f"<details>\n<summary>{html.escape(summary)}</summary>\n\n{markdown.strip()}\n\n</details>"
+
+
+TAG_START = re.compile(r" (?=\[(?:abstract|discussion|inferred|derived|ours)[\]:])")
+"""A space followed by one of the course's five source tags: where a new tagged sentence begins."""
+
+
+def tagged_lines(text: str, width: int = 100) -> str:
+    """``text`` (a paragraph of tagged sentences, such as a row of the report) for printing: each part that opens
+    with a source tag (``[ours]``, ``[inferred]``, ...) starts a line of its own, and every part is wrapped at
+    ``width`` characters, its continuation lines indented by two spaces. No word is changed or dropped."""
+    if width < 20:
+        raise ValueError(f"width must be at least 20 characters, got {width}")
+    parts = [part.strip() for part in TAG_START.split(text.strip())]
+    wrap = textwrap.TextWrapper(width, subsequent_indent="  ", break_on_hyphens=False, break_long_words=False)
+    return "\n".join(wrap.fill(part) for part in parts if part)

@@ -36,6 +36,14 @@ def produce_command(record: str, scale: str) -> str:
     return missing_message(dataset, kind, mode, scale)
 
 
+def rewrite_command(record: str, scale: str) -> str:
+    """The command that writes ``record`` at ``scale`` again, even where its settings are current (a record
+    written by older code, which lacks a metric the report now reads)."""
+    if record == THEORY:
+        return THEORY_COMMAND.format(scale=scale)
+    return f"scripts/run_records.py --scale {scale} --only {record} --rerun"
+
+
 @dataclass(frozen=True)
 class Outcome:
     """Our number for one claim at one scale: its text, the verdict, why, and the protocol of its records."""
@@ -56,8 +64,9 @@ def outcome(claim: Claim, scale: str) -> Outcome:
     try:
         value = claim.measure({name: record["metrics"] for name, record in records.items()})
     except KeyError as error:  # a record written before the metric existed
-        commands = "; ".join(produce_command(name, scale) for name in claim.records)
-        return Outcome("not measured", "not run", f"the {scale} record has no metric {error} (older code). {commands}", "")
+        commands = "; ".join(rewrite_command(name, scale) for name in claim.records)
+        why = f"the {scale} record has no metric {error}: it was written by older code. Write it again with: {commands}"
+        return Outcome("not measured", "not run", why, "")
     except ValueError as error:  # a record the measure cannot read (an older layout, a spread of 0): the error says why
         return Outcome("not measured", "not run", f"the {scale} records cannot be read: {error}", "")
     verdict, why = judge(claim.rule, value)

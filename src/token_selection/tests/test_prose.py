@@ -69,3 +69,44 @@ def test_folded_wraps_markdown_in_a_closed_details_element():
     assert folded("  \n", "notes") == ""
     with pytest.raises(ValueError, match="summary must name"):
         folded("- a", " ")
+
+
+def test_tagged_lines_starts_each_tagged_part_on_its_own_line_and_keeps_every_word():
+    text = (
+        "[ours] The ratio reads 9.73x [9.16, 10.30] after 80 epochs. [inferred] It grows with the budget. "
+        "[ours: the measure] A reading of ours. [derived] A step. [abstract] A claim. [discussion] A reply."
+    )
+    lines = prose.tagged_lines(text, width=200).split("\n")
+    assert lines == [
+        "[ours] The ratio reads 9.73x [9.16, 10.30] after 80 epochs.",
+        "[inferred] It grows with the budget.",
+        "[ours: the measure] A reading of ours.",
+        "[derived] A step.",
+        "[abstract] A claim.",
+        "[discussion] A reply.",
+    ]
+
+
+def test_tagged_lines_wraps_at_the_width_with_indented_continuations():
+    text = "  [ours] " + " ".join(f"word{i}" for i in range(40)) + " [inferred] short.  "
+    out = prose.tagged_lines(text, width=40)
+    lines = out.split("\n")
+    assert max(map(len, lines)) <= 40 and max(map(len, lines)) >= 35
+    assert lines[0].startswith("[ours] word0") and lines[-1] == "[inferred] short."
+    assert all(line.startswith("  word") for line in lines[1:-1]) and len(lines) > 3
+    assert out.split() == text.split()  # no word changed, dropped or split
+
+
+def test_tagged_lines_never_breaks_a_word_or_a_hyphenated_name_and_leaves_untagged_text_whole():
+    long_word = "x" * 30
+    out = prose.tagged_lines(f"one-step {long_word} [not a tag] end", width=20)
+    assert out.split("\n") == ["one-step", f"  {long_word}", "  [not a tag] end"]
+
+
+@pytest.mark.parametrize("width, ok", [(19, False), (20, True)])
+def test_tagged_lines_width_must_be_at_least_20(width, ok):
+    if ok:
+        assert prose.tagged_lines("[ours] a", width=width) == "[ours] a"
+    else:
+        with pytest.raises(ValueError, match="width must be at least 20 characters, got 19"):
+            prose.tagged_lines("[ours] a", width=width)

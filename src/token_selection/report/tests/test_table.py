@@ -140,3 +140,25 @@ def test_verdict_table_points_unreproduced_rows_to_their_reasons(records):
     reasons = why_list(rows, "fast").splitlines()
     assert reasons[0].startswith("1. **trained_accuracy** (not reproduced:") and "make records" in reasons[0]
     assert reasons[1].startswith("2. **one_step_alignment** (not run:")
+
+
+def test_a_record_written_before_a_metric_existed_is_named_with_the_command_that_writes_it_again(records):
+    by_key = {claim.key: claim for claim in CLAIMS}
+    write_record(real_record("one_layer"), "full", protocol="joint run", settings={}, metrics={"n_test": 2000})
+    row = outcome(by_key["trained_accuracy"], "full")
+    assert (row.ours, row.verdict, row.protocol) == ("not measured", "not run", "")
+    assert row.why == (
+        "the full record has no metric 'test_accuracy': it was written by older code. Write it again with: "
+        "scripts/run_records.py --scale full --only imdb-one_layer-joint --rerun"
+    )
+    assert "yet" not in row.why  # the record exists: not "no record yet"
+
+
+@pytest.mark.parametrize("scale", ["fast", "full"])
+def test_the_theory_record_is_written_again_by_its_own_command(scale):
+    from token_selection.report.table import rewrite_command
+
+    assert rewrite_command(THEORY, scale) == f"TOKEN_SELECTION_SCALE={scale} python -m token_selection.report.theory_claims"
+    assert rewrite_command("diagnosis-converged_joint", scale) == (
+        f"scripts/run_records.py --scale {scale} --only diagnosis-converged_joint --rerun"
+    )
