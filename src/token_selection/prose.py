@@ -96,9 +96,11 @@ TAG_START = re.compile(r" (?=\[(?:abstract|discussion|inferred|derived|ours)[\]:
 def tagged_lines(text: str, width: int = 100) -> str:
     """``text`` (a paragraph of tagged sentences, such as a row of the report) for printing: each part that opens
     with a source tag (``[ours]``, ``[inferred]``, ...) starts a line of its own, and every part is wrapped at
-    ``width`` characters, its continuation lines indented by two spaces. No word is changed or dropped."""
+    ``width`` characters, its continuation lines indented by two spaces, never between a number and its " %".
+    No word is changed or dropped."""
     if width < 20:
         raise ValueError(f"width must be at least 20 characters, got {width}")
     parts = [part.strip() for part in TAG_START.split(text.strip())]
     wrap = textwrap.TextWrapper(width, subsequent_indent="  ", break_on_hyphens=False, break_long_words=False)
-    return "\n".join(wrap.fill(part) for part in parts if part)
+    kept = "\N{NO-BREAK SPACE}%"  # a number and its percent sign stay on one line
+    return "\n".join(wrap.fill(part.replace(" %", kept)).replace(kept, " %") for part in parts if part)

@@ -110,3 +110,9 @@ def test_tagged_lines_width_must_be_at_least_20(width, ok):
     else:
         with pytest.raises(ValueError, match="width must be at least 20 characters, got 19"):
             prose.tagged_lines("[ours] a", width=width)
+
+
+def test_tagged_lines_keeps_a_number_with_its_percent_sign():
+    text = "[ours] accuracy reaches 72 % at d = 89 and 86.1 % at d = 8192"
+    # plain wrapping at this width would start a line with "%" twice
+    assert prose.tagged_lines(text, width=26) == "[ours] accuracy reaches\n  72 % at d = 89 and\n  86.1 % at d = 8192"
