@@ -104,3 +104,13 @@ def tagged_lines(text: str, width: int = 100) -> str:
     wrap = textwrap.TextWrapper(width, subsequent_indent="  ", break_on_hyphens=False, break_long_words=False)
     kept = "\N{NO-BREAK SPACE}%"  # a number and its percent sign stay on one line
     return "\n".join(wrap.fill(part.replace(" %", kept)).replace(kept, " %") for part in parts if part)
+
+
+MATH_NAMES = re.compile(r"(?<![\w$])E_s \. (v_k|v|p)\b")
+"""The token quantities as code writes them in plain text ("E_s . v", "E_s . v_k", "E_s . p")."""
+
+
+def math_names(markdown: str) -> str:
+    """``markdown`` with each plain-text token quantity ("E_s . v", "E_s . v_k", "E_s . p") as inline math
+    (``$E_s\\cdot v$``), for text that is rendered as Markdown. Printed text keeps the plain form."""
+    return MATH_NAMES.sub(lambda match: f"$E_s\\cdot {match.group(1)}$", markdown)

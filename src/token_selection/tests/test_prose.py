@@ -116,3 +116,13 @@ def test_tagged_lines_keeps_a_number_with_its_percent_sign():
     text = "[ours] accuracy reaches 72 % at d = 89 and 86.1 % at d = 8192"
     # plain wrapping at this width would start a line with "%" twice
     assert prose.tagged_lines(text, width=26) == "[ours] accuracy reaches\n  72 % at d = 89 and\n  86.1 % at d = 8192"
+
+
+def test_math_names_sets_each_token_quantity_as_inline_math_and_nothing_else():
+    text = "E_s . v rises; corr(E_s . v, alpha_s); E_s . v_k per class; E_s . p / |p|; (E_s . p)."
+    assert prose.math_names(text) == (
+        r"$E_s\cdot v$ rises; corr($E_s\cdot v$, alpha_s); $E_s\cdot v_k$ per class; $E_s\cdot p$ / |p|; ($E_s\cdot p$)."
+    )
+    untouched = "E_s . vector, XE_s . v, $E_s . v, E_s.v, E_s . q, eta* = 2.0"
+    assert prose.math_names(untouched) == untouched
+    assert prose.math_names(prose.math_names(text)) == prose.math_names(text)  # already math: left alone
