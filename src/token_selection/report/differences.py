@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..intervals import seed_interval, show_interval
+from ..real_data.diagnoses import SPREAD_READINGS_SEED
 from ..results import read_record
 from ..studies.flow_discretisation import finer_discretisation_reason
 from ..theory.shape_effect import MIN_EFFECT, ShapeReading, read_shape
@@ -132,7 +133,8 @@ def spread_sentence(m: dict[str, Any], quantity: str) -> str:
         else f"no reading, step size or early-stopped training length gives a ratio within a factor {NEAR_FACTOR:g} of {paper:g}x"
     )
     return (
-        f"[ours] The joint / one-step ratio of per-bin spreads reads {'; '.join(parts)}: {found}{_same_models(m)}. "
+        f"[ours] On seed {SPREAD_READINGS_SEED}'s models (the grid trains one seed), the joint / one-step ratio of "
+        f"per-bin spreads reads {'; '.join(parts)}: {found}{_same_models(m)}. "
         "[inferred] The rebuttal's ratio depends on a protocol it does not state (step size, training length, bins)."
     )
 
@@ -231,9 +233,7 @@ def converged_sentence(c: dict[str, Any], m: dict[str, Any], quantity: str, pair
     if scale_free:
         shown = ", ".join(f"{value:.2f}x after {b}" for b, value in scale_free.items())
         free = f" Scale-free (each spread over its curve's overall std), the seed mean reads {shown} epochs" + (
-            ": below 1 at every budget, so relative to its own curve the jointly trained model is the noisier one."
-            if below
-            else "."
+            ": below 1 at every budget, so relative to its own curve the one-step model is the noisier one." if below else "."
         )
     return (
         f"[ours] Trained jointly to the end of budgets of {', '.join(budgets)} epochs (the last epoch kept; "

@@ -260,7 +260,8 @@ def spread_grid():
 def test_spread_sentence_in_full():
     # values: the rebuttal's 8x, near means within [8 / 1.5, 8 x 1.5] = [5.33, 12]: only raw 6.0 at 3 | 8.0
     assert df.spread_sentence(spread_grid(), "values") == (
-        "[ours] The joint / one-step ratio of per-bin spreads reads raw 0.50x at the preset (from 0.40x to 6.00x over "
+        "[ours] On seed 0's models (the grid trains one seed), the joint / one-step ratio of per-bin spreads reads "
+        "raw 0.50x at the preset (from 0.40x to 6.00x over "
         "the grid); 20 equal bins 1.20x at the preset (from 0.70x to 2.00x over the grid): within a factor 1.5 of 8x "
         "only for: raw at 3 joint epochs against a 8.0 eta* step. [inferred] The rebuttal's ratio depends on a "
         "protocol it does not state (step size, training length, bins)."
@@ -269,7 +270,8 @@ def test_spread_sentence_in_full():
     grid = spread_grid()
     grid["ratios"]["scores"]["scale_free"] = {"3|8.0": 0.6, "3|2.0": 1.5}
     assert df.spread_sentence(grid, "scores") == (
-        "[ours] The joint / one-step ratio of per-bin spreads reads raw 0.80x at the preset (from 0.80x to 0.80x over "
+        "[ours] On seed 0's models (the grid trains one seed), the joint / one-step ratio of per-bin spreads reads "
+        "raw 0.80x at the preset (from 0.80x to 0.80x over "
         "the grid); raw over the tokens' overall std n/a at the preset (from 0.60x to 1.50x over the grid): no "
         "reading, step size or early-stopped training length gives a ratio within a factor 1.5 of 6x. [inferred] The "
         "rebuttal's ratio depends on a protocol it does not state (step size, training length, bins)."
@@ -809,7 +811,7 @@ def test_the_converged_sentence_adds_the_scale_free_reading_where_both_records_k
     converged["joint"]["32"][1]["values"]["scale_free"] = 0.5
     noisier = df.converged_sentence(converged, spreads, "values")
     assert (
-        "0.90x after 32 epochs: below 1 at every budget, so relative to its own curve the jointly trained model is the "
+        "0.90x after 32 epochs: below 1 at every budget, so relative to its own curve the one-step model is the "
         "noisier one. [inferred] On the raw reading, trained to the end of its budget (the closest these runs come to "
         "the rebuttal's convergence), the joint model can give a ratio of the rebuttal's size, which early stopping "
         "understated; but the ratio grows with the budget, and scale-free it stays below 1: the raw ratio follows the "
