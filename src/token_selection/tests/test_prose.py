@@ -126,3 +126,29 @@ def test_math_names_sets_each_token_quantity_as_inline_math_and_nothing_else():
     untouched = "E_s . vector, XE_s . v, $E_s . v, E_s.v, E_s . q, eta* = 2.0"
     assert prose.math_names(untouched) == untouched
     assert prose.math_names(prose.math_names(text)) == prose.math_names(text)  # already math: left alone
+
+
+def test_tagged_lines_wraps_at_100_characters_by_default():
+    exactly = "[ours] " + "x" * 89 + " end"  # 100 characters
+    assert prose.tagged_lines(exactly) == exactly
+    assert prose.tagged_lines(exactly + "s") == "[ours] " + "x" * 89 + "\n  ends"
+
+
+def test_tagged_lines_never_breaks_after_a_hyphen():
+    # with hyphen breaking, "one-" would end the first line (19 characters of 22)
+    assert prose.tagged_lines("[ours] aaaaaaa one-step", width=22) == "[ours] aaaaaaa\n  one-step"
+
+
+def test_tagged_lines_fits_a_percent_sign_to_the_last_column():
+    assert prose.tagged_lines("[ours] aaaaaaaa 72 %", width=20) == "[ours] aaaaaaaa 72 %"
+
+
+def test_folded_names_an_empty_summary():
+    with pytest.raises(ValueError) as error:
+        prose.folded("text", "  ")
+    assert str(error.value) == "summary must name what is folded, got an empty string"
+
+
+def test_a_dotted_import_of_glue_is_plumbing_and_of_anything_else_is_not():
+    assert prose.glue_plumbing("import myst_nb.glue\nglue('x', 1)")
+    assert not prose.glue_plumbing("import myst_nb.glue_more\nglue('x', 1)")
