@@ -162,3 +162,24 @@ def test_the_theory_record_is_written_again_by_its_own_command(scale):
     assert rewrite_command("diagnosis-converged_joint", scale) == (
         f"scripts/run_records.py --scale {scale} --only diagnosis-converged_joint --rerun"
     )
+
+
+def test_two_missing_records_are_each_named_with_how_to_produce_them(records):
+    row = outcome(next(c for c in CLAIMS if c.key == "frozen_gap"), "fast")
+    assert (row.ours, row.verdict, row.protocol) == ("not run", "not run", "")
+    assert row.why == (
+        "No fast-scale record 'imdb-one_layer-joint' yet (token_selection/records/imdb-one_layer-joint.fast.json). "
+        "Produce it with: make records (scripts/run_records.py --scale fast); No fast-scale record "
+        "'imdb-one_layer-frozen_random' yet (token_selection/records/imdb-one_layer-frozen_random.fast.json). Produce "
+        "it with: make records (scripts/run_records.py --scale fast)"
+    )
+
+
+def test_two_records_written_by_older_code_are_each_given_their_command(records):
+    for mode in ("joint", "frozen_random"):
+        write_record(real_record("one_layer", mode), "fast", protocol="old run", settings={}, metrics={"n_test": 10})
+    row = outcome(next(c for c in CLAIMS if c.key == "frozen_gap"), "fast")
+    assert row.why.endswith(
+        "Write it again with: scripts/run_records.py --scale fast --only imdb-one_layer-joint --rerun; "
+        "scripts/run_records.py --scale fast --only imdb-one_layer-frozen_random --rerun"
+    )
