@@ -8,6 +8,7 @@ from token_selection.report.claims import CLAIMS
 from token_selection.report.measures import CONVERGED, accuracy_gap, real_record
 from token_selection.report.table import markdown_table, outcome, paper_cell, records_markdown, report_rows
 from token_selection.report.theory_claims import RECORD as THEORY
+from token_selection.report.verdicts import judge
 from token_selection.results import RECORDS_VARIABLE, write_record
 
 SOURCE_TAGS = ("abstract", "discussion", "inferred")
@@ -69,7 +70,9 @@ def test_rows_read_records_and_say_how_to_produce_missing_ones(records):
         real_record("mlp"), "fast", protocol="mlp run", settings={}, metrics={"values": _curve("increasing", 0.5, 0.6, 1.0)}
     )
     by_key = {claim.key: claim for claim in CLAIMS}
-    assert outcome(by_key["trained_accuracy"], "fast").verdict == "reproduced"
+    trained_value = by_key["trained_accuracy"].measure({real_record("one_layer"): joint})
+    trained = outcome(by_key["trained_accuracy"], "fast")
+    assert trained.verdict == "reproduced" and trained.why == judge(by_key["trained_accuracy"].rule, trained_value)[1]
     assert outcome(by_key["frozen_gap"], "fast").verdict == "reproduced"
     missing_converged = outcome(by_key["std_ratio_values"], "fast")
     assert missing_converged.verdict == "not run" and "diagnosis-converged_joint" in missing_converged.why
