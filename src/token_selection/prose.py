@@ -93,10 +93,11 @@ TAG_START = re.compile(r" (?=\[(?:abstract|discussion|inferred|derived|ours)[\]:
 """A space followed by one of the course's five source tags: where a new tagged sentence begins."""
 
 
-def tagged_lines(text: str, width: int = 100) -> str:
+def tagged_lines(text: str, width: int = 76) -> str:
     """``text`` (a paragraph of tagged sentences, such as a row of the report) for printing: each part that opens
     with a source tag (``[ours]``, ``[inferred]``, ...) starts a line of its own, and every part is wrapped at
-    ``width`` characters, its continuation lines indented by two spaces, never between a number and its " %".
+    ``width`` characters (default: the 76 of the book's code column), its continuation lines indented by two spaces,
+    never between a number and its " %".
     No word is changed or dropped."""
     if width < 20:
         raise ValueError(f"width must be at least 20 characters, got {width}")

@@ -128,10 +128,10 @@ def test_math_names_sets_each_token_quantity_as_inline_math_and_nothing_else():
     assert prose.math_names(prose.math_names(text)) == prose.math_names(text)  # already math: left alone
 
 
-def test_tagged_lines_wraps_at_100_characters_by_default():
-    exactly = "[ours] " + "x" * 89 + " end"  # 100 characters
+def test_tagged_lines_wraps_at_the_code_columns_76_characters_by_default():
+    exactly = "[ours] " + "x" * 65 + " end"  # 76 characters
     assert prose.tagged_lines(exactly) == exactly
-    assert prose.tagged_lines(exactly + "s") == "[ours] " + "x" * 89 + "\n  ends"
+    assert prose.tagged_lines(exactly + "s") == "[ours] " + "x" * 65 + "\n  ends"
 
 
 def test_tagged_lines_never_breaks_after_a_hyphen():
