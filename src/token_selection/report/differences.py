@@ -92,14 +92,23 @@ def _frozen_reading(crossing: float | None, m: dict[str, Any]) -> str:
     if crossing is None:
         return "[inferred] No d of the sweep gives ~72 %: the column-space limit alone does not explain the rebuttal's number."
     if crossing < REBUTTAL_D_OVER_V / 2:
-        shortest = min(m["budgets"], key=lambda b: b["epochs"], default=None)
+        closest = min(m["budgets"], key=lambda b: (abs(b["frozen"] - FROZEN_ACCURACY), b["epochs"]), default=None)
+        shortest = min((b["epochs"] for b in m["budgets"]), default=None)
         budget = (
-            f" A short frozen budget comes closer ({shortest['epochs']} epochs: {100 * shortest['frozen']:.1f} %)."
-            if shortest
+            f" Of the frozen training budgets, {closest['epochs']} epochs"
+            f"{' (the shortest)' if closest['epochs'] == shortest else ''} comes closest to it "
+            f"({100 * closest['frozen']:.1f} %)."
+            if closest
             else ""
         )
+        top = m["rows"][-1]["d_over_V"]
+        where = (
+            f"At {stated} our frozen model stays well above 72 %"
+            if top >= REBUTTAL_D_OVER_V
+            else f"Our sweep stops at d/V = {top:.2g}, below {stated}, but reaches 72 % far earlier"
+        )
         return (
-            f"[inferred] At {stated} our frozen model stays well above 72 %; a random E of rank d limits the token "
+            f"[inferred] {where}; a random E of rank d limits the token "
             f"values only when d is far smaller (d/V near {crossing:.2g}), so that limit does not explain the "
             f"rebuttal's number.{budget} The sources give neither the frozen run's training budget nor its dataset: "
             "the reason is unknown."
@@ -229,17 +238,17 @@ def converged_sentence(c: dict[str, Any], m: dict[str, Any], quantity: str, pair
         )
     else:
         reading = "[inferred] Training to the end of the budget does not bring the ratio to the rebuttal's size either."
-    free = ""
+    free, mean_words = "", "seed mean" if seeds > 1 else "ratio"
     if scale_free:
         shown = ", ".join(f"{value:.2f}x after {b}" for b, value in scale_free.items())
-        free = f" Scale-free (each spread over its curve's overall std), the seed mean reads {shown} epochs" + (
-            ": below 1 at every budget, so relative to its own curve the one-step model is the noisier one." if below else "."
+        free = f" Scale-free (each spread over its curve's overall std), the {mean_words} reads {shown} epochs" + (
+            ": below 1 at every budget, so against its overall spread the one-step model is the noisier one." if below else "."
         )
     return (
         f"[ours] Trained jointly to the end of budgets of {', '.join(budgets)} epochs (the last epoch kept; "
         f"{_plateau_budgets(c, budgets)}; {against}), the raw ratio against the {preset} eta* step reads {at_preset} "
-        f"epochs, and its seed mean goes from {min(means.values()):.2f}x to {max(means.values()):.2f}x over the step "
-        f"sizes: {found}.{free} {reading}"
+        f"epochs, and {'its seed mean' if seeds > 1 else 'it'} goes from {min(means.values()):.2f}x to "
+        f"{max(means.values()):.2f}x over the step sizes: {found}.{free} {reading}"
     )
 
 

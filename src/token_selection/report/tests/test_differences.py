@@ -31,7 +31,8 @@ def test_frozen_sentence_follows_where_72_percent_appears_against_the_rebuttals_
     assert stated == pytest.approx(2048 / 7766)
     small = df.frozen_sentence(capacity([0.6, 0.75, 0.85], 0.05))
     assert "first reached at d/V = 0.05 (d = 50)" in small and "(2048 / 7,766 = 0.26)" in small
-    assert "does not explain" in small and "5 epochs: 75.0 %" in small and "unknown" in small
+    assert "does not explain" in small and "5 epochs (the shortest) comes closest to it (75.0 %)" in small
+    assert "unknown" in small and "stays well above 72 %" in small  # the sweep reaches d/V = 2.0, past 0.26
     edge = stated / 2  # a crossing at half the rebuttal's d/V already counts as near it
     assert "fits the rebuttal's number" in df.frozen_sentence(capacity([0.6, 0.75, 0.85], edge))
     assert "does not explain" in df.frozen_sentence(capacity([0.6, 0.75, 0.85], edge * 0.999))
@@ -218,11 +219,13 @@ def test_frozen_sentence_in_full_when_72_percent_needs_a_far_smaller_d():
         "d/V = 0.05 (d = 50). Frozen training budgets give 5 epochs 75.0 %, 2 epochs 71.2 %. [inferred] At the "
         "rebuttal's own d/V (2048 / 7,766 = 0.26) our frozen model stays well above 72 %; a random E of rank d limits "
         "the token values only when d is far smaller (d/V near 0.05), so that limit does not explain the rebuttal's "
-        "number. A short frozen budget comes closer (2 epochs: 71.2 %). The sources give neither the frozen run's "
+        "number. Of the frozen training budgets, 2 epochs (the shortest) comes closest to it (71.2 %). The sources give "
+        "neither the frozen run's "
         "training budget nor its dataset: the reason is unknown."
     )
     m["budgets"] = []
-    assert "A short frozen budget" not in df.frozen_sentence(m) and "budgets give . [inferred]" in df.frozen_sentence(m)
+    assert "Of the frozen training budgets" not in df.frozen_sentence(m)
+    assert "budgets give . [inferred]" in df.frozen_sentence(m)
     assert "explain the rebuttal's number. The sources give" in df.frozen_sentence(m)
 
 
@@ -811,7 +814,7 @@ def test_the_converged_sentence_adds_the_scale_free_reading_where_both_records_k
     converged["joint"]["32"][1]["values"]["scale_free"] = 0.5
     noisier = df.converged_sentence(converged, spreads, "values")
     assert (
-        "0.90x after 32 epochs: below 1 at every budget, so relative to its own curve the one-step model is the "
+        "0.90x after 32 epochs: below 1 at every budget, so against its overall spread the one-step model is the "
         "noisier one. [inferred] On the raw reading, trained to the end of its budget (the closest these runs come to "
         "the rebuttal's convergence), the joint model can give a ratio of the rebuttal's size, which early stopping "
         "understated; but the ratio grows with the budget, and scale-free it stays below 1: the raw ratio follows the "
@@ -878,3 +881,34 @@ def test_the_spread_headline_at_the_plateau_says_which_quantity_keeps_the_smalle
     assert "; with early stopping it reverses for E_s . v and E_s . p: on IMDB" in df.spread_headline(
         joint, step, converged, "fast"
     )
+
+
+def test_frozen_reading_names_the_budget_closest_to_72_percent_and_a_sweep_that_stops_short():
+    m = capacity([0.6, 0.75, 0.85], 0.005)
+    for row in m["rows"]:
+        row["d_over_V"] /= 100  # the sweep now stops at d/V = 0.02, below the rebuttal's 0.26
+    m["budgets"] = [{"epochs": e, "frozen": f, "best_epoch": e} for e, f in ((5, 0.703), (20, 0.71), (60, 0.715))]
+    reading = df._frozen_reading(0.005, m)
+    assert reading.startswith(
+        "[inferred] Our sweep stops at d/V = 0.02, below the rebuttal's own d/V (2048 / 7,766 = 0.26), but reaches 72 % "
+        "far earlier; a random E of rank d limits"
+    )
+    assert "Of the frozen training budgets, 60 epochs comes closest to it (71.5 %)." in reading  # not the shortest
+    m["budgets"].append({"epochs": 80, "frozen": 0.725, "best_epoch": 80})  # 0.5 above 72 %, as far as 60 epochs below
+    assert "60 epochs comes closest" in df._frozen_reading(0.005, m)  # a tie goes to the shorter budget
+    m["rows"][-1]["d_over_V"] = df.REBUTTAL_D_OVER_V  # a sweep that reaches the rebuttal's d/V exactly
+    assert df._frozen_reading(0.005, m).startswith("[inferred] At the rebuttal's own d/V")
+
+
+def test_the_converged_sentence_of_one_seed_speaks_of_its_ratio_not_of_a_seed_mean():
+    spreads, converged = converged_pair()
+    converged["seeds"] = [0]
+    for budget in converged["joint"].values():
+        del budget[1]
+        budget[0]["values"]["scale_free"] = 0.3
+    spreads["one_step"]["2.0"]["values"]["scale_free"] = 0.5
+    sentence = df.converged_sentence(converged, spreads, "values")
+    assert "one seed), the raw ratio against the 2.0 eta* step reads 10.00x after 8," in sentence
+    assert "epochs, and it goes from 1.25x to 22.00x over the step sizes" in sentence
+    assert "Scale-free (each spread over its curve's overall std), the ratio reads 0.60x after 8, 0.60x after 16, " in (sentence)
+    assert "seed mean" not in sentence
