@@ -161,6 +161,27 @@ def _same_models(m: dict[str, Any]) -> str:
     )
 
 
+def _early_seeds_sentence(quantity: str, scale: str) -> str:
+    """ " [ours] Over the N seeds of the one-layer records ...": the early-stopped ratio at the preset over every seed
+    beside the grid's one seed, so that the two numbers are read together; empty with one seed or a record missing."""
+    records = {name: read_record(name, scale) for name in (real_record("one_layer"), real_record("one_layer", "one_step_frozen"))}
+    if any(record is None for record in records.values()):
+        return ""
+    try:
+        found = std_ratio(quantity)({name: record["metrics"] for name, record in records.items()})
+    except KeyError:
+        return ""
+    seeds = list(records[real_record("one_layer")].get("seeds") or [])
+    if found["n"] < 2 or SPREAD_READINGS_SEED not in seeds[: found["n"]]:
+        return ""
+    grid_seed = found["values"][seeds.index(SPREAD_READINGS_SEED)]
+    return (
+        f" [ours] Over the {found['n']} seeds of the one-layer records, the early-stopped ratio at the preset is "
+        f"{show_interval(found, '{:.2f}')}; seed {SPREAD_READINGS_SEED}'s is {grid_seed:.2f}x: an interval for the "
+        "mean, which one seed can fall outside."
+    )
+
+
 def _seed_ratio_words(values: list[float]) -> str:
     """A ratio over the converged arm's seeds: "1.23x" for one seed, "1.23x (the 5 seeds from 1.10x to 1.31x)", the
     mean and the range, for more."""
@@ -250,6 +271,16 @@ def converged_sentence(c: dict[str, Any], m: dict[str, Any], quantity: str, pair
         f"epochs, and {'its seed mean' if seeds > 1 else 'it'} goes from {min(means.values()):.2f}x to "
         f"{max(means.values()):.2f}x over the step sizes: {found}.{free} {reading}"
     )
+
+
+def scale_free_ratios(quantity: str, scale: str) -> dict[str, float]:
+    """Per budget of the converged arm, the seed mean of the scale-free spread ratio (joint over one step, at the
+    spread grid's reference step) of ``quantity`` at ``scale``, read from the records; empty where a record or the
+    reading is missing."""
+    c, m = diagnosis(CONVERGED, scale), diagnosis("diagnosis-spread_readings", scale)
+    if c is None or m is None:
+        return {}
+    return _scale_free_means(c, m, quantity, _reference_step(m["one_step"]))
 
 
 def _scale_free_means(c: dict[str, Any], m: dict[str, Any], quantity: str, step: str) -> dict[str, float]:
@@ -509,7 +540,8 @@ def why_differs(key: str, scale: str) -> str:
             return f"{spread_sentence(m, quantity)} {_missing(CONVERGED, scale)}"
         step = read_record(real_record("one_layer", "one_step_frozen"), scale)
         paired = paired_converged_ratios(converged, step["metrics"], quantity) if step is not None else None
-        return f"{spread_sentence(m, quantity)} {converged_sentence(converged, m, quantity, paired)}"
+        seeds = _early_seeds_sentence(quantity, scale)
+        return f"{spread_sentence(m, quantity)}{seeds} {converged_sentence(converged, m, quantity, paired)}"
     if key in ("key_query_scores", "mlp_scores"):
         kind = key.removesuffix("_scores")
         record = read_record(f"imdb-{kind}-joint", scale)

@@ -912,3 +912,46 @@ def test_the_converged_sentence_of_one_seed_speaks_of_its_ratio_not_of_a_seed_me
     assert "epochs, and it goes from 1.25x to 22.00x over the step sizes" in sentence
     assert "Scale-free (each spread over its curve's overall std), the ratio reads 0.60x after 8, 0.60x after 16, " in (sentence)
     assert "seed mean" not in sentence
+
+
+def _seeded_records(scale, joint_values, step_values, seeds):
+    from token_selection.report.measures import real_record
+
+    for mode, values in (("joint", joint_values), ("one_step_frozen", step_values)):
+        per = {"values.mean_bin_std": values}
+        write_record(real_record("one_layer", mode), scale, protocol="p", settings={}, seeds=seeds,
+                     metrics={"per_seed": per, "seed_summary": {}})  # fmt: skip
+
+
+def test_the_early_stopped_ratio_over_seeds_is_read_beside_the_grids_one_seed(records):
+    spreads, converged = converged_pair()
+    write_record("diagnosis-spread_readings", "full", protocol="p", settings={}, metrics=spreads)
+    write_record("diagnosis-converged_joint", "full", protocol="p", settings={}, metrics=converged)
+    # seed 0: 0.3 / 1.0; seed 1: 0.5 / 1.0; seed 2: 0.7 / 1.0: mean 0.5
+    _seeded_records("full", [0.3, 0.5, 0.7], [1.0, 1.0, 1.0], [0, 1, 2])
+    assert df._early_seeds_sentence("values", "full") == (
+        " [ours] Over the 3 seeds of the one-layer records, the early-stopped ratio at the preset is 0.50 [0.00, 1.00] "
+        "(3 seeds); seed 0's is 0.30x: an interval for the mean, which one seed can fall outside."
+    )
+    text = df.why_differs("std_ratio_values", "full")
+    assert "one seed can fall outside. [ours] Trained jointly to the end of budgets" in text
+    _seeded_records("full", [0.3], [1.0], [0])  # one seed: nothing to set beside the grid's
+    assert df._early_seeds_sentence("values", "full") == ""
+    _seeded_records("full", [0.3, 0.5], [1.0, 1.0], [1, 2])  # the grid's seed is not among the records'
+    assert df._early_seeds_sentence("values", "full") == ""
+    assert df._early_seeds_sentence("scores", "full") == ""  # no per-seed spreads of the scores: said nothing
+    assert df._early_seeds_sentence("values", "fast") == ""  # no fast records
+
+
+def test_scale_free_ratios_read_both_records_at_the_reference_step(records):
+    spreads, converged = converged_pair()
+    assert df.scale_free_ratios("values", "full") == {}
+    spreads["one_step"]["2.0"]["values"]["scale_free"] = 0.5
+    spreads["one_step"]["0.5"]["values"]["scale_free"] = 0.25  # not the reference step: not read
+    for budget in converged["joint"].values():
+        for run, value in zip(budget, (0.2, 0.4), strict=True):
+            run["values"]["scale_free"] = value
+    write_record("diagnosis-converged_joint", "full", protocol="p", settings={}, metrics=converged)
+    assert df.scale_free_ratios("values", "full") == {}  # the spread record is missing
+    write_record("diagnosis-spread_readings", "full", protocol="p", settings={}, metrics=spreads)
+    assert df.scale_free_ratios("values", "full") == pytest.approx({"8": 0.6, "16": 0.6, "32": 0.6})
