@@ -31,10 +31,23 @@ from token_selection.real_data.yelp_stars import prepare_yelp_stars
 from token_selection.report.catalogue import EXPERIMENTS, Entry, preset_of, record_state
 from token_selection.results import write_record
 
-RELATIVE_COST = {"one_layer": 1.0, "two_layer": 12.0, "key_query": 10.0, "mlp": 4.0, "multiclass": 1.0}
-"""Cost of one seed of each kind relative to the one-layer model (measured on 2 CPU cores), for the estimate."""
-SECONDS_PER_UNIT = {"fast": {"cpu": 8.0, "cuda": 4.0}, "full": {"cpu": 120.0, "cuda": 12.0}}
-"""Seconds of one unit of cost (one seed of the one-layer model on IMDB), measured; the estimate starts from it."""
+RELATIVE_COST = {"one_layer": 1.0, "two_layer": 12.0, "key_query": 10.0, "mlp": 2.5, "multiclass": 0.5}
+"""Cost of one seed of each kind relative to the one-layer model, on IMDB, for the estimate. Measured at the full
+scale on 2 CPU cores (benchmarks/make_full.cpu.md): the two-layer model's epochs take 87-118 s against about 4 s,
+and the W_KQ, MLP and 4-class records took 571, 145 and 28 s a seed against 56."""
+DATASET_COST = {"imdb": 1.0, "yelp_polarity": 0.6, "yelp_stars": 1.0}
+"""Cost of a seed on each dataset relative to IMDB: the Yelp stand-in has 12,842 training reviews against IMDB's
+22,500 (its two-layer record took 0.63 times the IMDB one's time); the 4-class cost is measured on its own data."""
+SECONDS_PER_UNIT = {"fast": {"cpu": 8.0, "cuda": 4.0}, "full": {"cpu": 56.0, "cuda": 12.0}}
+"""Seconds of one unit of cost (one seed of the one-layer model on IMDB, tokenising and measuring included),
+measured: at the full scale on 2 CPU cores, from an empty cache, 5 seeds took 280 s (benchmarks/make_full.cpu.md)."""
+
+
+def record_costs(experiments: list[tuple[str, str, str]], diagnoses: list[str], scale: str) -> dict[str, float]:
+    """Estimated cost of each record (name: units of ``SECONDS_PER_UNIT``): an experiment's seeds times its kind's
+    and its dataset's relative cost, a diagnosis's own ``relative_cost``."""
+    costs = {record_name(*e): DATASET_COST[e[0]] * RELATIVE_COST[e[1]] * seed_count(e[1], scale) for e in experiments}
+    return costs | {d: DIAGNOSES[d].relative_cost(scale) for d in diagnoses}
 
 
 def experiment_status(dataset: str, kind: str, mode: str, scale: str) -> str:
@@ -124,8 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     todo_diagnoses = [d for d in diagnoses if args.rerun or diagnosis_status(d, scale) != "current"]
     device = default_device()
     unit = SECONDS_PER_UNIT[scale]["cuda" if device.type == "cuda" else "cpu"]
-    costs = {record_name(*e): RELATIVE_COST[e[1]] * seed_count(e[1], scale) for e in todo}
-    costs |= {d: DIAGNOSES[d].relative_cost(scale) for d in todo_diagnoses}
+    costs = record_costs(todo, todo_diagnoses, scale)
     cost = sum(costs.values())
     print(f"{len(chosen) + len(diagnoses)} {scale}-scale records, {len(todo) + len(todo_diagnoses)} to run, on "
           f"{hardware_name(device)}")  # fmt: skip
@@ -134,6 +146,9 @@ def main(argv: list[str] | None = None) -> int:
     for name in diagnoses:
         print(f"  {name:40s} {diagnosis_status(name, scale)}")
     if args.dry_run:
+        everything = sum(record_costs(chosen, diagnoses, scale).values())
+        print(f"estimated time here: {cost * unit / 60:.1f} min for the {len(costs)} to run, "
+              f"{everything * unit / 3600:.1f} h for all {len(chosen) + len(diagnoses)} from an empty cache")  # fmt: skip
         return 0
     if args.jobs > 1:
         groups = balanced_groups(costs, args.jobs)

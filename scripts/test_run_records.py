@@ -62,3 +62,28 @@ def test_failed_groups_are_reported_with_their_exit_status(monkeypatch, capsys):
     assert run_records.run_groups([["a"], ["b", "c"]], "fast", None) == 3
     out = capsys.readouterr().out
     assert "job 2 failed (exit status 3): b c" in out and "job 1 failed" not in out
+
+
+def test_a_records_cost_is_its_seeds_times_its_kinds_and_its_datasets_costs():
+    DATASET_COST, RELATIVE_COST = run_records.DATASET_COST, run_records.RELATIVE_COST
+    costs = run_records.record_costs(
+        [("imdb", "one_layer", "joint"), ("yelp_polarity", "two_layer", "joint"), ("yelp_stars", "multiclass", "joint")],
+        ["diagnosis-spread_readings"],
+        "full",
+    )
+    assert costs == {
+        "imdb-one_layer-joint": 5 * RELATIVE_COST["one_layer"],
+        "yelp_polarity-two_layer-joint": 3 * RELATIVE_COST["two_layer"] * DATASET_COST["yelp_polarity"],
+        "yelp_stars-multiclass-joint": 3 * RELATIVE_COST["multiclass"],
+        "diagnosis-spread_readings": run_records.DIAGNOSES["diagnosis-spread_readings"].relative_cost("full"),
+    }
+    assert DATASET_COST["imdb"] == 1.0 and 0 < DATASET_COST["yelp_polarity"] < 1
+    assert run_records.record_costs([("imdb", "mlp", "joint")], [], "fast") == {"imdb-mlp-joint": 1 * RELATIVE_COST["mlp"]}
+
+
+def test_the_dry_run_prints_the_estimate_of_what_it_would_run_and_of_everything(capsys):
+    assert (
+        run_records.main(["--scale", "full", "--dry-run", "--only", "imdb-one_layer-joint", "diagnosis-accuracy_reference"]) == 0
+    )
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert last.startswith("estimated time here: ") and " h for all 2 from an empty cache" in last
