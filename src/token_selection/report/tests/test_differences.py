@@ -935,6 +935,8 @@ def test_the_early_stopped_ratio_over_seeds_is_read_beside_the_grids_one_seed(re
     )
     text = df.why_differs("std_ratio_values", "full")
     assert "one seed can fall outside. [ours] Trained jointly to the end of budgets" in text
+    _seeded_records("full", [0.3, 0.5], [1.0, 1.0], [0, 1])  # two seeds: the fewest an interval needs
+    assert df._early_seeds_sentence("values", "full").startswith(" [ours] Over the 2 seeds of the one-layer records")
     _seeded_records("full", [0.3], [1.0], [0])  # one seed: nothing to set beside the grid's
     assert df._early_seeds_sentence("values", "full") == ""
     _seeded_records("full", [0.3, 0.5], [1.0, 1.0], [1, 2])  # the grid's seed is not among the records'
