@@ -399,6 +399,8 @@ class Diagnosis:
     runner: Callable[..., dict[str, Any]]
     description: str
     cost: tuple[float, float]
+    """(fast, full) cost in units of one seed of the one-layer IMDB model at that scale; the full costs are the times
+    measured from an empty cache on 2 CPU cores (benchmarks/make_full.cpu.md) over the unit's 56 s."""
 
     def run(self, settings: dict[str, Any], *, progress: bool = False) -> dict[str, Any]:
         return self.runner(settings, progress=progress)
@@ -421,7 +423,7 @@ DIAGNOSES: dict[str, Diagnosis] = {
             run_frozen_capacity,
             "One-layer model on IMDB, E frozen at its random draw against E trained, for each d; and the frozen "
             "model for longer budgets at the preset d (every epoch run, best kept).",
-            (16.0, 20.0),
+            (16.0, 18.0),
         ),
         Diagnosis(
             "diagnosis-spread_readings",
@@ -429,7 +431,7 @@ DIAGNOSES: dict[str, Diagnosis] = {
             run_spread_readings,
             "One-layer model on IMDB: one step of each size then E frozen, and joint training of each length; "
             "mean per-bin std of E_s . v and E_s . p under three readings, and every joint / one-step ratio.",
-            (8.0, 8.0),
+            (8.0, 21.0),
         ),
         Diagnosis(
             "diagnosis-converged_joint",
@@ -439,7 +441,7 @@ DIAGNOSES: dict[str, Diagnosis] = {
             "kept (no early stopping), from each seed of the one-layer model; one run per seed, to the end of the "
             "longest budget, passes through the end of the shorter ones. Training loss per epoch, a plateau test on "
             "it, and the per-bin spreads of E_s . v and E_s . p under the readings of diagnosis-spread_readings.",
-            (6.0, 18.0),
+            (6.0, 49.0),
         ),
         Diagnosis(
             "diagnosis-shape_budget",
@@ -447,7 +449,7 @@ DIAGNOSES: dict[str, Diagnosis] = {
             run_shape_budget,
             "W_KQ two-layer and MLP-head models on IMDB, each training length and initial draw (every epoch run, "
             "best kept); shape of each score reading by the course's shape rule.",
-            (60.0, 60.0),
+            (60.0, 16.0),
         ),
         Diagnosis(
             "diagnosis-matched_vocabulary",
@@ -456,7 +458,7 @@ DIAGNOSES: dict[str, Diagnosis] = {
             "IMDB subsets whose own training vocabulary (words seen at least min_count times) has the rebuttal's "
             "size, found by bisection on the number of reviews; the one-layer model trained jointly and with E "
             "frozen at random on the subset matched at the preset's min_count, its whole vocabulary kept.",
-            (4.0, 4.0),
+            (4.0, 2.0),
         ),
         Diagnosis(
             "diagnosis-accuracy_reference",
@@ -464,7 +466,7 @@ DIAGNOSES: dict[str, Diagnosis] = {
             run_accuracy_reference,
             "Bag-of-words logistic regression (scikit-learn, log(1 + count) features, L2, C chosen on the "
             "validation part) on the same reviews and first T tokens as the attention models.",
-            (2.0, 2.0),
+            (2.0, 0.5),
         ),
     )
 }
