@@ -512,9 +512,7 @@ def tidy(
         folded = check_tag(cell)
         if folded:
             first = cell.source.split("\n")[folded[1] - 1].strip()[:50]
-            report.changes.append(
-                f"cell {index}: assert on line {folded[1]} ({first!r}) in a visible cell -> tag {folded[0]!r}"
-            )
+            report.changes.append(f"cell {index}: assert on line {folded[1]} ({first!r}) in a visible cell -> tag {folded[0]!r}")
 
     before = [cell.source for cell in notebook.cells]
     setup_source = notebook.cells[setup].source if setup is not None else None
