@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from token_selection.prose import math_names
 from token_selection.results import SCALES, TABLE_COLUMNS, read_record
 from token_selection.theory.shape_effect import shape_cell
 
@@ -83,10 +84,10 @@ def check_record_table(rows: list[list[str]]) -> int:
     return compared
 
 
-def plain_names(cell: str) -> str:
-    """A cell's text with the token quantities that ``prose.math_names`` set as inline math (MathJax's ``\\(...\\)``
-    in the built page) back in the plain form the report writes, so that the cell compares with the record's text."""
-    return re.sub(r"\\\(E_s\\cdot (v_k|v|p)\\\)", r"E_s . \1", cell)
+def as_rendered(text: str) -> str:
+    """What a page shows for the report's plain ``text`` once ``prose.math_names`` has set its token quantities as
+    inline math: each ``$...$`` as MathJax's ``\\(...\\)`` in the built page."""
+    return re.sub(r"\$([^$]+)\$", r"\\(\1\\)", math_names(text))
 
 
 CLAIMS_HEADER = ["#", "claim", "tag: source", "paper"]
@@ -101,8 +102,8 @@ def check_verdict_table(rows: list[list[str]]) -> int:
     assert len(rows) - 1 == len(expected), f"the verdict table has {len(rows) - 1} rows, CLAIMS has {len(expected)}"
     for row, claim_row in zip(rows[1:], expected, strict=True):
         outcome = claim_row.outcomes["full"]
-        shown = plain_names(row[3])
-        assert shown == " ".join(outcome.ours.split()), f"claim {row[0]}: page {row[3]!r}, records {outcome.ours!r}"
+        expected = as_rendered(" ".join(outcome.ours.split()))
+        assert row[3] == expected, f"claim {row[0]}: page {row[3]!r}, records {outcome.ours!r}"
         assert row[4].startswith(outcome.verdict), f"claim {row[0]}: page {row[4]!r}, records {outcome.verdict!r}"
         compared += 2
     return compared
@@ -117,8 +118,9 @@ def check_claims_table(rows: list[list[str]]) -> int:
     assert len(rows) - 1 == len(expected), f"the claims table has {len(rows) - 1} rows, CLAIMS has {len(expected)}"
     for row, claim_row in zip(rows[1:], expected, strict=True):
         for scale, outcome in claim_row.outcomes.items():
-            shown = plain_names(row[header.index(f"ours ({scale})")])
-            assert shown == " ".join(outcome.ours.split()), f"claim {row[0]} ({scale}): page {shown!r}, records {outcome.ours!r}"
+            shown = row[header.index(f"ours ({scale})")]
+            expected = as_rendered(" ".join(outcome.ours.split()))
+            assert shown == expected, f"claim {row[0]} ({scale}): page {shown!r}, records {outcome.ours!r}"
             verdict = row[header.index(f"verdict ({scale})")]
             assert verdict.startswith(outcome.verdict), f"claim {row[0]} ({scale}): page {verdict!r}, records {outcome.verdict!r}"
             compared += 2
@@ -150,6 +152,6 @@ def test_the_parser_reads_a_record_table():
     assert parser.tables == [("", [["model", "record"], ["a b", "x"]])]
 
 
-def test_plain_names_undoes_the_math_of_each_token_quantity_and_nothing_else():
-    assert plain_names(r"std of \(E_s\cdot p\) and \(E_s\cdot v_k\), \(E_s\cdot v\)") == "std of E_s . p and E_s . v_k, E_s . v"
-    assert plain_names(r"\(E_s\cdot q\) 0.012 < 0.1") == r"\(E_s\cdot q\) 0.012 < 0.1"
+def test_as_rendered_sets_each_token_quantity_as_the_pages_math_and_nothing_else():
+    assert as_rendered("std of E_s . p and E_s . v_k, E_s . v") == r"std of \(E_s\cdot p\) and \(E_s\cdot v_k\), \(E_s\cdot v\)"
+    assert as_rendered("E_s . q 0.012 < 0.1") == "E_s . q 0.012 < 0.1"
