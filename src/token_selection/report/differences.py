@@ -692,18 +692,70 @@ def _one_step_shapes(step: dict[str, Any], control: dict[str, Any]) -> dict[str,
 
 
 def readings_words(readings: list[ShapeReading], bins: list[str] | None = None) -> str:
-    """ "5 flat (by significance alone: 4 U-shaped, 1 flat, largest U effect 0.07; on the 20 bin means: 3 U-shaped,
+    """ "5 flat (by significance alone: 4 U-shaped, 1 flat, strongest U's weaker arm 0.07; on the 20 bin means: 3 U-shaped,
     2 flat)": the readings' counts, then the tested shapes' where they differ and the bins' verdicts where given."""
     text = count_words([r.shape if r.known else f"{r.tested} (effect not kept)" for r in readings])
     tested = [r.tested for r in readings]
     notes = []
     if tested != [r.shape for r in readings]:
         u = [r.effect for r in readings if r.tested == "U-shaped" and not math.isnan(r.effect)]
-        largest = f", largest U effect {max(u):.2f}" if u else ""
+        largest = f", strongest U's weaker arm {max(u):.2f}" if u else ""
         notes.append(f"by significance alone: {count_words(tested)}{largest}")
     if bins:
         notes.append(f"on the 20 bin means: {count_words(bins)}")
     return text + (f" ({'; '.join(notes)})" if notes else "")
+
+
+def _effect_cell(value: float | None, tested: str) -> str:
+    """An effect for a table cell: two decimals; "–" for a flat verdict or no control; "not kept" for NaN."""
+    if value is None or tested == "flat":
+        return "–"
+    return "not kept" if math.isnan(value) else f"{value:.2f}"
+
+
+SEED_READING_COLUMNS = (
+    "seed",
+    "one step: by significance",
+    "effect",
+    "control's effect",
+    "read as",
+    "on the 20 bin means",
+    "control read as",
+)
+"""The columns of ``seed_reading_rows``: the one-step arm's E_s . p per seed, then the random-E control's reading."""
+
+
+def seed_reading_rows(found: dict[str, Any]) -> list[dict[str, str]]:
+    """One row per seed of E_s . p after one step then freezing (``arm_differences``): the significance verdict, its
+    effect and the control's effect for the same shape, the reading, the verdict on the 20 bin means ("not kept"
+    for a seed the record kept no bins' verdict of) and the random-E control's own reading; keys
+    ``SEED_READING_COLUMNS``."""
+    step, control = found["step_readings"], found["control_readings"]
+    step_bins = found.get("step_bins") or []
+    seeds = found.get("seed_ids") or list(range(len(step)))
+    if len(seeds) != len(step):
+        raise ValueError(f"{len(seeds)} seed ids for {len(step)} readings")
+    rows = []
+    for k, (seed, reading) in enumerate(zip(seeds, step, strict=True)):
+        theirs = control[k] if k < len(control) else None
+        rows.append(
+            dict(
+                zip(
+                    SEED_READING_COLUMNS,
+                    (
+                        str(seed),
+                        reading.tested,
+                        _effect_cell(reading.effect, reading.tested),
+                        _effect_cell(reading.control_effect, reading.tested),
+                        reading.shape if reading.known else f"{reading.tested} (effect not kept)",
+                        step_bins[k] if k < len(step_bins) else "not kept",
+                        "–" if theirs is None else theirs.shape if theirs.known else f"{theirs.tested} (effect not kept)",
+                    ),
+                    strict=True,
+                )
+            )
+        )
+    return rows
 
 
 def one_step_headline(scale: str) -> str | None:
@@ -741,8 +793,8 @@ def arm_differences(dataset: str, scale: str = "full") -> dict[str, Any] | None:
     ``measures.std_ratio``), on IMDB with the converged-joint record ``converged`` (the same with joint
     training to the end of a budget: ``measures.converged_std_ratio``), ``step_readings`` (E_s . p after one
     step, each seed read with its effect size against the control's: ``one_step_readings``), ``control_readings``,
-    ``accuracy`` (mode -> interval of test accuracy), ``gaps`` (mode -> points from the rebuttal's level) and ``seeds``
-    (number of seeds of the joint arm).
+    ``accuracy`` (mode -> interval of test accuracy), ``gaps`` (mode -> points from the rebuttal's level), ``seeds``
+    (number of seeds of the joint arm) and ``seed_ids`` (the one-step arm's seeds, in the order of its readings).
     """
     modes = ("joint", "one_step_frozen", "frozen_random")
     names = {m: real_record("one_layer", m, dataset) for m in modes}
@@ -767,14 +819,25 @@ def arm_differences(dataset: str, scale: str = "full") -> dict[str, Any] | None:
         "accuracy": accuracy,
         "gaps": {m: 100 * (accuracy[m]["value"] - levels[m]) for m in levels},
         "seeds": accuracy["joint"]["n"],
+        "seed_ids": list(records["one_step_frozen"].get("seeds") or range(len(shapes["step"]))),
     }
+
+
+def ratio_side(interval: dict[str, Any]) -> str:
+    """Where a ratio's whole interval lies against 1: "above", "below" or "neither" (it holds 1)."""
+    if interval["low"] > 1:
+        return "above"
+    if interval["high"] < 1:
+        return "below"
+    return "neither"
 
 
 def _ratio_words(interval: dict[str, Any]) -> str:
     """A joint / one-step spread ratio in words, judged by its whole interval against 1."""
-    if interval["low"] > 1:
+    side = ratio_side(interval)
+    if side == "above":
         return "above 1 (one step leaves the smaller spread, as the rebuttal reports)"
-    if interval["high"] < 1:
+    if side == "below":
         return "below 1 (one step leaves the larger spread: the reverse of the rebuttal)"
     return "not distinguishable from 1 over the seeds"
 

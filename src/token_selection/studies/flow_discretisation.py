@@ -177,7 +177,7 @@ def flow_settings(scale: str) -> dict[str, Any]:
     """The study's settings at ``scale`` ("fast" or "full").
 
     "ch10": chapter 10's random starts (a) at every step multiple of its sweep (``global_local_settings``);
-    "ch4": chapter 4's seed sweep (``ReferenceCase(seed)``, normalised GD of length 1 from p = 0, 5000 steps);
+    "ch4": chapter 4b's seed sweep (``ReferenceCase(seed)``, normalised GD of length 1 from p = 0, 5000 steps);
     "refinements": the factors by which the Euler step is divided (1 = the chapters' discretisation);
     "ode": the adaptive solver's tolerances. Both parts run over the same arc length as the chapters.
     """
@@ -345,7 +345,7 @@ def survival(metrics: dict[str, Any]) -> dict[str, Any]:
     """Do the one-sided ends survive the finest discretisation?
 
     "one_sided_ratios": the multiples with a one-sided end at the chapters' step; "surviving": those that
-    keep one at the finest; "ch4_coarse" / "ch4_finest": chapter 4's failed seeds at both; "trials": runs
+    keep one at the finest; "ch4_coarse" / "ch4_finest": chapter 4b's failed seeds at both; "trials": runs
     per multiple; "coarse" / "finest": the names of the two discretisations."""
     names = metrics["discretisations"]
     coarse, finest = names[0], names[-1]
@@ -390,13 +390,13 @@ def finer_discretisation_reason(scale: str) -> str:
     seeds4 = len(metrics["ch4"][found["coarse"]].get("cos", [])) or "all"
     before, after = found["ch4_coarse"], found["ch4_finest"]
     if same4:
-        ch4 = f"chapter 4's failing seeds ({_listed(before)}) fail alike"
+        ch4 = f"chapter 4b's failing seeds ({_listed(before)}) fail alike"
     elif set(before) <= set(after):
-        ch4 = f"chapter 4's seeds fail in {len(after)} of {seeds4} instead of {len(before)} ({_listed(after)})"
+        ch4 = f"chapter 4b's seeds fail in {len(after)} of {seeds4} instead of {len(before)} ({_listed(after)})"
     else:
-        ch4 = f"chapter 4's failing seeds change from {_listed(before)} to {_listed(after)}"
+        ch4 = f"chapter 4b's failing seeds change from {_listed(before)} to {_listed(after)}"
     if not ratios:
-        verdict = "no step multiple has a one-sided end at the chapters' step"
+        verdict = "no step multiple has a one-sided end at chapter 10's step"
     elif found["surviving"] == ratios:
         verdict = "so the one-sided ends are not an artefact of the step length"
     elif not found["surviving"]:
@@ -405,11 +405,11 @@ def finer_discretisation_reason(scale: str) -> str:
         verdict = f"so they survive only at {_listed(found['surviving'])} η*"
     return (
         f"With the flow of p followed by an adaptive solver (RK45), random starts end one-sided in {fine} of "
-        f"{found['trials']} seeds at {_listed(ratios)} η* ({coarse} with the chapters' step) and {ch4}, {verdict}."
+        f"{found['trials']} seeds at {_listed(ratios)} η* ({coarse} with chapter 10's step) and {ch4}, {verdict}."
     )
 
 
-DISCRETISATION_LABELS = {"euler_1": "the chapters' step", "euler_10": "10 times shorter steps", "rk45": "adaptive RK45"}
+DISCRETISATION_LABELS = {"euler_1": "the chapter's step", "euler_10": "10 times shorter steps", "rk45": "adaptive RK45"}
 """How a figure or a table names each discretisation."""
 
 

@@ -116,10 +116,10 @@ def test_headlines_choose_their_words(records):
     one_layer("one_step_frozen", 0.5, 0.5, _scores("U-shaped", 0.0, -0.3, 0.21))
     assert "shows no U" in df.headlines("fast")[1], "an effect equal to the control's does not clear it"
     one_layer("one_step_frozen", 0.5, 0.5, _scores("U-shaped", 0.0, -0.9, 0.19))
-    assert "IMDB: 1 flat (by significance alone: 1 U-shaped, largest U effect 0.19)" in df.headlines("fast")[1]
+    assert "IMDB: 1 flat (by significance alone: 1 U-shaped, strongest U's weaker arm 0.19)" in df.headlines("fast")[1]
 
 
-def _arm(records_dir, mode, seeds, **per_seed):
+def _arm(records_dir, mode, seeds, ids=None, **per_seed):
     per_seed.setdefault("scores.shape", ["flat"] * seeds)
     per_seed.setdefault("scores.verdict.spearman", [0.0] * seeds)
     shapes = per_seed["scores.shape"]
@@ -127,7 +127,7 @@ def _arm(records_dir, mode, seeds, **per_seed):
     per_seed.setdefault("scores.verdict.right_spearman", [0.5 if s == "U-shaped" else math.nan for s in shapes])
     write_record(f"toy-one_layer-{mode}", "full", protocol="toy", settings={"mode": mode},
                  metrics={"per_seed": per_seed, "test_accuracy": per_seed["test_accuracy"][0],
-                          "scores": _scores(shapes[0])})  # fmt: skip
+                          "scores": _scores(shapes[0])}, seeds=ids)  # fmt: skip
 
 
 def test_arm_differences_pair_seeds_and_count_shapes(records):
@@ -146,6 +146,55 @@ def test_arm_differences_pair_seeds_and_count_shapes(records):
     assert found["accuracy"]["joint"]["value"] == pytest.approx(0.88)
     assert found["gaps"]["joint"] == pytest.approx(100 * (0.88 - 0.95))
     assert found["gaps"]["frozen_random"] == pytest.approx(0.0, abs=1e-9)
+
+
+def test_arm_differences_keep_the_one_step_seeds_in_reading_order(records):
+    _arm(records, "joint", 2, test_accuracy=[0.9, 0.8], **{"values.mean_bin_std": [1.0, 1.0], "scores.mean_bin_std": [1.0, 1.0]})
+    _arm(records, "frozen_random", 2, test_accuracy=[0.7, 0.7])
+    _arm(records, "one_step_frozen", 2, test_accuracy=[0.8, 0.8], **{"values.mean_bin_std": [1.0, 1.0],
+         "scores.mean_bin_std": [1.0, 1.0]})  # fmt: skip
+    assert df.arm_differences("toy", "full")["seed_ids"] == [0, 1], "a record without seed ids: numbered from 0"
+    _arm(records, "one_step_frozen", 2, ids=[3, 7], test_accuracy=[0.8, 0.8], **{"values.mean_bin_std": [1.0, 1.0],
+         "scores.mean_bin_std": [1.0, 1.0]})  # fmt: skip
+    assert df.arm_differences("toy", "full")["seed_ids"] == [3, 7]
+
+
+def _row_found(step, control, bins=(), seeds=None):
+    found = {"step_readings": step, "control_readings": control, "step_bins": list(bins)}
+    return found if seeds is None else found | {"seed_ids": seeds}
+
+
+def test_seed_reading_rows_show_each_seed_with_its_effect_its_control_and_its_bins():
+    step = [
+        ShapeReading("U-shaped", 0.07, control_effect=0.05),  # significant, below the minimum: flat
+        ShapeReading("decreasing", 0.31, control_effect=0.12),  # clears both
+        ShapeReading("U-shaped", 0.25, control_effect=0.25),  # clears the minimum, not the control (equal)
+        ShapeReading("U-shaped", math.nan, control_effect=0.1),  # arms not kept
+        ShapeReading("flat", 0.0, control_effect=0.0),
+    ]
+    control = [ShapeReading("flat", 0.0), ShapeReading("U-shaped", 0.2), ShapeReading("U-shaped", 0.19),
+               ShapeReading("U-shaped", math.nan)]  # fmt: skip
+    rows = df.seed_reading_rows(_row_found(step, control, ["decreasing", "flat"], seeds=[0, 1, 2, 5, 9]))
+    assert [tuple(r) for r in rows] == [df.SEED_READING_COLUMNS] * 5
+    assert [r["seed"] for r in rows] == ["0", "1", "2", "5", "9"]
+    assert [r["one step: by significance"] for r in rows] == ["U-shaped", "decreasing", "U-shaped", "U-shaped", "flat"]
+    assert [r["effect"] for r in rows] == ["0.07", "0.31", "0.25", "not kept", "–"]
+    assert [r["control's effect"] for r in rows] == ["0.05", "0.12", "0.25", "0.10", "–"]
+    assert [r["read as"] for r in rows] == [
+        "flat", "decreasing", "no stronger than the control", "U-shaped (effect not kept)", "flat",
+    ]  # fmt: skip
+    assert [r["on the 20 bin means"] for r in rows] == ["decreasing", "flat", "not kept", "not kept", "not kept"]
+    assert [r["control read as"] for r in rows] == ["flat", "U-shaped", "flat", "U-shaped (effect not kept)", "–"]
+
+
+def test_seed_reading_rows_number_seeds_from_zero_without_ids_and_refuse_a_wrong_count():
+    step = [ShapeReading("flat", 0.0), ShapeReading("increasing", 0.2)]
+    rows = df.seed_reading_rows(_row_found(step, []))
+    assert [r["seed"] for r in rows] == ["0", "1"]
+    assert [r["read as"] for r in rows] == ["flat", "increasing"]  # 0.2: on the minimum, cleared; no control
+    assert [r["control's effect"] for r in rows] == ["–", "–"]
+    with pytest.raises(ValueError, match="3 seed ids for 2 readings"):
+        df.seed_reading_rows(_row_found(step, [], seeds=[0, 1, 2]))
 
 
 def test_arm_differences_read_the_full_scale_by_default(records):
@@ -168,6 +217,8 @@ def test_arm_differences_need_all_three_arms(records):
 )  # fmt: skip
 def test_ratio_reading_judges_the_whole_interval_against_one(low, high, words):
     assert df.ratio_reading({"low": low, "high": high, "value": (low + high) / 2}).startswith(words)
+    side = {"above 1": "above", "below 1": "below", "not distinguishable": "neither"}[words]
+    assert df.ratio_side({"low": low, "high": high, "value": (low + high) / 2}) == side
 
 
 def _readings(*effects, control=0.0):
@@ -197,7 +248,7 @@ def test_arm_difference_texts_show_intervals_counts_and_readings():
     texts = df.arm_difference_texts(found)
     assert texts["ratio_values"] == "0.50 [0.40, 0.60] (3 seeds)" and texts["ratio_scores"] == "1.20 [1.10, 1.30] (3 seeds)"
     assert texts["step_shapes"] == "2 flat, 1 U-shaped"
-    assert texts["control_shapes"] == "3 flat (by significance alone: 2 flat, 1 U-shaped, largest U effect 0.10)"
+    assert texts["control_shapes"] == "3 flat (by significance alone: 2 flat, 1 U-shaped, strongest U's weaker arm 0.10)"
     assert texts["reading_values"].startswith("below 1") and texts["reading_scores"].startswith("above 1")
     assert texts["u_reading"].startswith("1 of 3 seeds are U-shaped")
     assert texts["trained"] == texts["frozen"] == "88.5 [88.3, 88.6] % (3 seeds)"

@@ -237,7 +237,7 @@ def test_the_figure_draws_both_counts_per_discretisation():
     assert left == [[4, 14], [3, 13], [2, 12]]
     assert right == [[4, 14], [3, 13], [2, 12]]  # scripted: every run not one-sided is all-relevant
     assert [t.get_text() for t in axes[0].get_legend().get_texts()] == [
-        "the chapters' step", "10 times shorter steps", "adaptive RK45",
+        "the chapter's step", "10 times shorter steps", "adaptive RK45",
     ]  # fmt: skip
     plt.close(fig)
 
@@ -393,15 +393,15 @@ def test_the_reason_counts_chapter_4s_seeds_when_the_record_has_them(tmp_path, m
     metrics["ch4"]["euler_1"]["cos"] = [0.5] * 20
     write_record("flow_discretisation", "fast", protocol="p", settings=fd.flow_settings("fast"), metrics=metrics)
     reason = fd.finer_discretisation_reason("fast")
-    assert "chapter 4's seeds fail in 3 of 20 instead of 2 (1, 4 and 11)" in reason
+    assert "chapter 4b's seeds fail in 3 of 20 instead of 2 (1, 4 and 11)" in reason
     assert reason.startswith(
         "With the flow of p followed by an adaptive solver (RK45), random starts end one-sided in 3 of 24 seeds "
-        "at 8 η* (4 with the chapters' step)"
+        "at 8 η* (4 with chapter 10's step)"
     )
     metrics = _metrics({"4": [0, 0, 0]}, ([], []))
     write_record("flow_discretisation", "fast", protocol="p", settings=fd.flow_settings("fast"), metrics=metrics)
     reason = fd.finer_discretisation_reason("fast")
-    assert "chapter 4's failing seeds (none) fail alike, no step multiple has a one-sided end at the chapters' step." in reason
+    assert "chapter 4b's failing seeds (none) fail alike, no step multiple has a one-sided end at chapter 10's step." in reason
     assert fd._listed([3]) == "3" and fd._listed([3, 5]) == "3 and 5" and fd._listed([]) == "none"
     monkeypatch.setenv(RECORDS_VARIABLE, str(tmp_path / "empty"))
     assert fd.finer_discretisation_reason("full") == (
@@ -428,7 +428,7 @@ def test_every_element_of_the_figure():
         assert [line.get_linestyle() for line in lines] == ["-", "--", ":", "-"]
         assert all(line.get_linewidth() == 1.5 for line in lines)
         assert [line.get_label() for line in lines] == [
-            "the chapters' step",
+            "the chapter's step",
             "10 times shorter steps",
             "adaptive RK45",
             "euler_100",
