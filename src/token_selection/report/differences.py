@@ -715,11 +715,11 @@ def _effect_cell(value: float | None, tested: str) -> str:
 
 SEED_READING_COLUMNS = (
     "seed",
-    "one step: by significance",
+    "by significance",
     "effect",
     "control's effect",
     "read as",
-    "on the 20 bin means",
+    "20 bin means",
     "control read as",
 )
 """The columns of ``seed_reading_rows``: the one-step arm's E_s . p per seed, then the random-E control's reading."""

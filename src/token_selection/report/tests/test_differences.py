@@ -177,13 +177,13 @@ def test_seed_reading_rows_show_each_seed_with_its_effect_its_control_and_its_bi
     rows = df.seed_reading_rows(_row_found(step, control, ["decreasing", "flat"], seeds=[0, 1, 2, 5, 9]))
     assert [tuple(r) for r in rows] == [df.SEED_READING_COLUMNS] * 5
     assert [r["seed"] for r in rows] == ["0", "1", "2", "5", "9"]
-    assert [r["one step: by significance"] for r in rows] == ["U-shaped", "decreasing", "U-shaped", "U-shaped", "flat"]
+    assert [r["by significance"] for r in rows] == ["U-shaped", "decreasing", "U-shaped", "U-shaped", "flat"]
     assert [r["effect"] for r in rows] == ["0.07", "0.31", "0.25", "not kept", "–"]
     assert [r["control's effect"] for r in rows] == ["0.05", "0.12", "0.25", "0.10", "–"]
     assert [r["read as"] for r in rows] == [
         "flat", "decreasing", "no stronger than the control", "U-shaped (effect not kept)", "flat",
     ]  # fmt: skip
-    assert [r["on the 20 bin means"] for r in rows] == ["decreasing", "flat", "not kept", "not kept", "not kept"]
+    assert [r["20 bin means"] for r in rows] == ["decreasing", "flat", "not kept", "not kept", "not kept"]
     assert [r["control read as"] for r in rows] == ["flat", "U-shaped", "flat", "U-shaped (effect not kept)", "–"]
 
 
