@@ -863,15 +863,16 @@ def u_reading(readings: list[ShapeReading]) -> str:
     u = sum(r.cleared and r.shape == "U-shaped" for r in readings)
     significant = sum(r.tested == "U-shaped" for r in readings)
     if u == 0:
-        weak = (
-            f" ({significant} pass the significance test alone, with arms too weak or no stronger than the control's)"
+        lead = (
+            f"No seed of {seeds} is U-shaped beyond the minimum effect and the random-E control ({significant} "
+            f"pass{'es' if significant == 1 else ''} the significance test alone, with arms too weak or no stronger "
+            "than the control's)"
             if significant
-            else ""
+            else f"No seed of {seeds} is U-shaped, even by the significance test alone"
         )
         return (
-            f"No seed of {seeds} is U-shaped beyond the minimum effect and the random-E control{weak}: here the U of "
-            "the jointly trained model is not what one step writes into E followed by training p; it comes with "
-            "training E to the end."
+            f"{lead}: here the U of the jointly trained model does not come from one step on E followed by training "
+            "p and v; it needs E trained with them."
         )
     if u == seeds:
         return f"All {seeds} seeds are U-shaped beyond the minimum effect and the random-E control."

@@ -167,8 +167,9 @@ def seed_verdicts(metrics: dict[str, Any], quantity: str) -> list[dict[str, Any]
 
 def shape_cell(metrics: dict[str, Any], quantity: str) -> str | None:
     """A shape column's cell: each seed's shape read with its effect size (a significant shape whose effect is below
-    the minimum reads flat), seed 0's with how many seeds agree, and the significance verdict beside it where it
-    differs; None when the record keeps no verdict of ``quantity``."""
+    the minimum reads flat), seed 0's with how many seeds agree, and where the significance verdicts differ from the
+    readings, theirs beside it (every shape with its count, seed 0's first); None when the record keeps no verdict of
+    ``quantity``."""
     curve = metrics.get(quantity)
     if not isinstance(curve, dict) or "verdict" not in curve or "shape" not in curve:
         return None
@@ -178,5 +179,9 @@ def shape_cell(metrics: dict[str, Any], quantity: str) -> str | None:
     first = readings[0]
     text = first if len(readings) == 1 else f"{first} ({readings.count(first)} of {len(readings)} seeds)"
     if readings != tested:
-        text += f"; by significance alone {tested[0]}" + ("" if len(tested) == 1 else f" ({tested.count(tested[0])})")
+        if len(tested) == 1:
+            text += f"; by significance alone {tested[0]}"
+        else:  # every tested shape with its count, seed 0's first
+            counts = ", ".join(f"{tested.count(shape)} {shape}" for shape in dict.fromkeys(tested))
+            text += f"; by significance alone {counts}"
     return text

@@ -230,7 +230,7 @@ def _readings(*effects, control=0.0):
 
 
 def test_u_reading_counts_the_u_shaped_seeds():
-    assert df.u_reading(_readings(None, None, None)).startswith("No seed of 3 is U-shaped beyond the minimum effect")
+    assert df.u_reading(_readings(None, None, None)).startswith("No seed of 3 is U-shaped, even by the significance")
     assert (
         df.u_reading(_readings(0.5, 0.3, 0.2)) == "All 3 seeds are U-shaped beyond the minimum effect and the random-E control."
     )
@@ -562,8 +562,13 @@ def test_boundaries_of_the_readings_sit_exactly_on_their_thresholds():
     never = df.frozen_sentence(capacity([0.6, 0.65, 0.7], None))
     assert "%; about 72 % is not reached in the sweep. Frozen training budgets" in never
     assert df.u_reading(_readings(None, None)) == (
-        "No seed of 2 is U-shaped beyond the minimum effect and the random-E control: here the U of the jointly "
-        "trained model is not what one step writes into E followed by training p; it comes with training E to the end."
+        "No seed of 2 is U-shaped, even by the significance test alone: here the U of the jointly trained model does "
+        "not come from one step on E followed by training p and v; it needs E trained with them."
+    )
+    assert df.u_reading(_readings(None, 0.19)) == (
+        "No seed of 2 is U-shaped beyond the minimum effect and the random-E control (1 passes the significance "
+        "test alone, with arms too weak or no stronger than the control's): here the U of the jointly trained model does "
+        "not come from one step on E followed by training p and v; it needs E trained with them."
     )
 
 
