@@ -736,14 +736,14 @@ def seed_reading_rows(found: dict[str, Any]) -> list[dict[str, str]]:
     if len(seeds) != len(step):
         raise ValueError(f"{len(seeds)} seed ids for {len(step)} readings")
     rows = []
-    for k, (seed, reading) in enumerate(zip(seeds, step, strict=True)):
+    for k, reading in enumerate(step):
         theirs = control[k] if k < len(control) else None
         rows.append(
             dict(
                 zip(
                     SEED_READING_COLUMNS,
                     (
-                        str(seed),
+                        str(seeds[k]),
                         reading.tested,
                         _effect_cell(reading.effect, reading.tested),
                         _effect_cell(reading.control_effect, reading.tested),
