@@ -693,7 +693,8 @@ def _one_step_shapes(step: dict[str, Any], control: dict[str, Any]) -> dict[str,
 
 def readings_words(readings: list[ShapeReading], bins: list[str] | None = None) -> str:
     """ "5 flat (by significance alone: 4 U-shaped, 1 flat, strongest U's weaker arm 0.07; on the 20 bin means: 3 U-shaped,
-    2 flat)": the readings' counts, then the tested shapes' where they differ and the bins' verdicts where given."""
+    2 flat)": the readings' counts, then the tested shapes' where they differ and the bins' verdicts where given (with
+    how many seeds kept them, when fewer than all)."""
     text = count_words([r.shape if r.known else f"{r.tested} (effect not kept)" for r in readings])
     tested = [r.tested for r in readings]
     notes = []
@@ -702,7 +703,8 @@ def readings_words(readings: list[ShapeReading], bins: list[str] | None = None) 
         largest = f", strongest U's weaker arm {max(u):.2f}" if u else ""
         notes.append(f"by significance alone: {count_words(tested)}{largest}")
     if bins:
-        notes.append(f"on the 20 bin means: {count_words(bins)}")
+        kept = "" if len(bins) == len(readings) else f" (kept for {len(bins)} of the {len(readings)} seeds)"
+        notes.append(f"on the 20 bin means{kept}: {count_words(bins)}")
     return text + (f" ({'; '.join(notes)})" if notes else "")
 
 

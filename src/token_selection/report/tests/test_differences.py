@@ -254,6 +254,24 @@ def test_arm_difference_texts_show_intervals_counts_and_readings():
     assert texts["trained"] == texts["frozen"] == "88.5 [88.3, 88.6] % (3 seeds)"
 
 
+def test_readings_words_add_the_bins_verdicts_and_say_how_many_seeds_kept_them():
+    readings = _readings(None, 0.1, 0.1, control=0.0)  # two significant U's, both below the minimum effect
+    assert df.readings_words(readings, ["flat", "U-shaped", "U-shaped"]) == (
+        "3 flat (by significance alone: 2 U-shaped, 1 flat, strongest U's weaker arm 0.10; on the 20 bin means: "
+        "2 U-shaped, 1 flat)"
+    )
+    assert df.readings_words(readings, ["decreasing"]) == (
+        "3 flat (by significance alone: 2 U-shaped, 1 flat, strongest U's weaker arm 0.10; on the 20 bin means (kept "
+        "for 1 of the 3 seeds): 1 decreasing)"
+    )
+    assert df.readings_words(_readings(None, None), ["flat"]) == (
+        "2 flat (on the 20 bin means (kept for 1 of the 2 seeds): 1 flat)"
+    )
+    assert df.readings_words(_readings(None, None), []) == df.readings_words(_readings(None, None)) == "2 flat"
+    unknown = [ShapeReading("U-shaped", math.nan), ShapeReading("flat", 0.0)]
+    assert df.readings_words(unknown) == "1 U-shaped (effect not kept), 1 flat", "an unknown effect keeps its tested shape"
+
+
 # Whole sentences, on inputs whose every number is worked out by hand in the comments: each word a reader sees is pinned.
 
 
