@@ -167,12 +167,13 @@ class ShapeIs:
         notes = f" ({weak} below the minimum effect)" if weak else ""
         uniform = len(chooses) - sum(chooses)
         if uniform:
-            notes += f"; attention near uniform in {uniform} seeds"
+            notes += f"; attention near uniform in {uniform} seed{'s' if uniform > 1 else ''}"
+        seeds = f"{len(readings)} seed{'s' if len(readings) > 1 else ''}"
         if agree == len(readings):
-            return "reproduced", f"the shape rule finds '{self.shape}' ({found} of {len(readings)} seeds){notes}"
+            return "reproduced", f"the shape rule finds '{self.shape}' ({found} of {seeds}){notes}"
         if agree:
-            return "partly", f"the shape rule finds {found} of {len(readings)} seeds{notes}"
-        return "not reproduced", f"the shape rule finds {found} of {len(readings)} seeds, not '{self.shape}'{notes}"
+            return "partly", f"the shape rule finds {found} of {seeds}{notes}"
+        return "not reproduced", f"the shape rule finds {found} of {seeds}, not '{self.shape}'{notes}"
 
 
 @dataclass(frozen=True)

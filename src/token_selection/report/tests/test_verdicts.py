@@ -201,7 +201,7 @@ def test_within_factor_positive_interval_and_shapes_give_their_reasons_in_full()
     )
     assert shape.judge({"shapes": [], "shape": "decreasing"}) == (
         "not reproduced",
-        "the shape rule finds 1 decreasing of 1 seeds, not 'U-shaped'",
+        "the shape rule finds 1 decreasing of 1 seed, not 'U-shaped'",
     )
 
 
@@ -292,7 +292,7 @@ def test_shape_is_judges_the_readings_and_leaves_out_seeds_that_do_not_select():
     uniform = {**every, "selects": [True, False, True]}
     assert rule.judge(uniform) == (
         "partly",
-        "the shape rule finds 3 U-shaped of 3 seeds; attention near uniform in 1 seeds",
+        "the shape rule finds 3 U-shaped of 3 seeds; attention near uniform in 1 seed",
     )
     # a record that kept seed 0's spread alone: the other seeds are judged on their shapes
     assert rule.judge({**every, "selects": [True]}) == ("reproduced", "the shape rule finds 'U-shaped' (3 U-shaped of 3 seeds)")
