@@ -234,7 +234,12 @@ def test_u_reading_counts_the_u_shaped_seeds():
     assert (
         df.u_reading(_readings(0.5, 0.3, 0.2)) == "All 3 seeds are U-shaped beyond the minimum effect and the random-E control."
     )
-    assert df.u_reading(_readings(0.5, 0.5, 0.5, 0.5, None)).startswith("4 of 5 seeds are U-shaped")
+    assert df.u_reading(_readings(0.5, 0.5, 0.5, 0.5, None)) == (
+        "4 of 5 seeds are U-shaped beyond the minimum effect and the random-E control: one step then freezing gives "
+        "the U, but not reliably."
+    )
+    unknown = [ShapeReading("U-shaped", math.nan), ShapeReading("flat", 0.0)]  # a U whose effect was not kept
+    assert df.u_reading(unknown).startswith("No seed of 2 is U-shaped beyond the minimum effect"), "not counted as a U"
     weak = df.u_reading(_readings(0.19, 0.5, control=0.5))
     assert weak.startswith("No seed of 2 is U-shaped beyond the minimum effect and the random-E control (2 pass the")
 
