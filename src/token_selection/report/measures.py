@@ -186,7 +186,7 @@ def plateau_words(value: dict) -> str:
         return "at the training-loss plateau" + (f" in all {seeds} seeds" if seeds > 1 else "")
     if reached:
         return f"at the training-loss plateau in {reached} of {seeds} seeds"
-    return "no budget reached the loss plateau"
+    return "none of the budgets tried reached a loss plateau"
 
 
 def paired_converged_ratios(converged: dict[str, Any], one_step: dict[str, Any], quantity: str) -> dict[str, list[float]]:

@@ -101,8 +101,8 @@ def test_each_claim_reads_its_records():
             {"value": 9.7, "low": 9.2, "high": 10.3, "n": 5, "budget": "80", "plateau": False, "plateau_seeds": 0,
              "by_budget": {"10": 1.134, "40": 5.18, "80": 9.7},
              "early_stopped": {"value": 0.466, "low": 0.44, "high": 0.5, "n": 5}},
-            "9.70 [9.20, 10.30]x (5 seeds) trained to the end of 80 epochs (no budget reached the loss plateau); other "
-            "budgets: 1.13x after 10, 5.18x after 40 epochs; early-stopped: 0.47 [0.44, 0.50]x (5 seeds)",
+            "9.70 [9.20, 10.30]x (5 seeds) trained to the end of 80 epochs (none of the budgets tried reached a loss "
+            "plateau); other budgets: 1.13x after 10, 5.18x after 40 epochs; early-stopped: 0.47 [0.44, 0.50]x (5 seeds)",
         ),
         (
             "std_ratio_scores",
@@ -122,8 +122,8 @@ def test_each_claim_reads_its_records():
              "effects": [0.6], "budget": "80", "plateau": False, "plateau_seeds": 0,
              "early_stopped": {"shape": "increasing", "spearman": 0.1, "shapes": ["increasing"], "readings": ["flat"],
                                "effects": [0.1]}},
-            "increasing (increasing, Spearman +0.60, effect 0.60; one seed) trained to the end of 80 epochs (no budget "
-            "reached the loss plateau); early-stopped: flat (increasing, Spearman +0.10, effect 0.10; one seed)",
+            "increasing (increasing, Spearman +0.60, effect 0.60; one seed) trained to the end of 80 epochs (none of the "
+            "budgets tried reached a loss plateau); early-stopped: flat (increasing, Spearman +0.10, effect 0.10; one seed)",
         ),
         (
             "joint_values",

@@ -867,7 +867,7 @@ def test_ratio_reading_names_the_early_stopped_arm_and_adds_the_converged_one():
         "spread, as the rebuttal reports)"
     )
     short = converged | {"plateau": False, "plateau_seeds": 0, "value": 1.0, "low": 0.5, "high": 1.5}
-    assert "(no budget reached the loss plateau)" in df.ratio_reading(below, short)
+    assert "(none of the budgets tried reached a loss plateau)" in df.ratio_reading(below, short)
     assert df.ratio_reading(below, short).endswith("1.00 [0.50, 1.50] (5 seeds), not distinguishable from 1 over the seeds")
 
 

@@ -358,7 +358,7 @@ def test_converged_shape_reads_every_seed_at_the_plateau_budget_and_keeps_the_ea
         ({"n": 2, "plateau_seeds": 2}, "at the training-loss plateau in all 2 seeds"),
         ({"readings": ["flat"] * 3, "plateau_seeds": 2}, "at the training-loss plateau in 2 of 3 seeds"),
         ({"n": 5, "plateau_seeds": 1}, "at the training-loss plateau in 1 of 5 seeds"),
-        ({"n": 5, "plateau_seeds": 0}, "no budget reached the loss plateau"),
+        ({"n": 5, "plateau_seeds": 0}, "none of the budgets tried reached a loss plateau"),
     ],
 )
 def test_plateau_words_say_how_many_seeds_reached_the_plateau(value, words):
