@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..intervals import as_interval
+from ..theory.shape_effect import shape_counts
 
 Number = float | dict
 """A number, or a seed interval (``intervals.seed_interval``): rules judge the interval, not only its mean."""
@@ -162,7 +163,7 @@ class ShapeIs:
         if len(chooses) < len(readings):  # a record that kept seed 0's spread alone: the others are not judged on it
             chooses += [True] * (len(readings) - len(chooses))
         agree = sum(r == self.shape and c for r, c in zip(readings, chooses, strict=True))
-        found = ", ".join(f"{readings.count(s)} {s}" for s in dict.fromkeys(readings))
+        found = shape_counts(readings)
         weak = sum(t != r for t, r in zip(tested, readings, strict=True))
         notes = f" ({weak} below the minimum effect)" if weak else ""
         uniform = len(chooses) - sum(chooses)

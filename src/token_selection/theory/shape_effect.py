@@ -182,6 +182,10 @@ def shape_cell(metrics: dict[str, Any], quantity: str) -> str | None:
         if len(tested) == 1:
             text += f"; by significance alone {tested[0]}"
         else:  # every tested shape with its count, seed 0's first
-            counts = ", ".join(f"{tested.count(shape)} {shape}" for shape in dict.fromkeys(tested))
-            text += f"; by significance alone {counts}"
+            text += f"; by significance alone {shape_counts(tested)}"
     return text
+
+
+def shape_counts(shapes: list[str]) -> str:
+    """ "1 flat, 2 U-shaped": each shape with its count, in the order the shapes first occur (seed 0's first)."""
+    return ", ".join(f"{shapes.count(shape)} {shape}" for shape in dict.fromkeys(shapes))

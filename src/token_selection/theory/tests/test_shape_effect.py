@@ -17,6 +17,7 @@ from token_selection.theory.shape_effect import (
     read_shape,
     seed_verdicts,
     shape_cell,
+    shape_counts,
 )
 
 
@@ -168,3 +169,9 @@ def test_a_shape_cell_reads_each_seed_with_its_effect_size():
     assert column.cell(record, shape_cell) == "flat; by significance alone decreasing"
     assert TABLE_COLUMNS["test accuracy"].cell({"metrics": {"test_accuracy": 0.5}}, shape_cell) == "50.0 %"
     assert column.cell({"metrics": {"scores": {"shape": "flat"}}}, shape_cell) == "flat"  # the reader gives up
+
+
+def test_shape_counts_keep_the_order_the_shapes_first_occur_in():
+    assert shape_counts(["flat", "U-shaped", "U-shaped", "flat", "increasing"]) == "2 flat, 2 U-shaped, 1 increasing"
+    assert shape_counts(["U-shaped", "flat", "flat"]) == "1 U-shaped, 2 flat"  # not the most common first
+    assert shape_counts([]) == ""
