@@ -691,11 +691,16 @@ def _one_step_shapes(step: dict[str, Any], control: dict[str, Any]) -> dict[str,
     }
 
 
+def _reading_word(reading: ShapeReading) -> str:
+    """A seed's reading in words: its shape, or its tested shape marked "(effect not kept)" when the effect is unknown."""
+    return reading.shape if reading.known else f"{reading.tested} (effect not kept)"
+
+
 def readings_words(readings: list[ShapeReading], bins: list[str] | None = None) -> str:
     """ "5 flat (by significance alone: 4 U-shaped, 1 flat, strongest U's weaker arm 0.07; on the 20 bin means: 3 U-shaped,
     2 flat)": the readings' counts, then the tested shapes' where they differ and the bins' verdicts where given (with
     how many seeds kept them, when fewer than all)."""
-    text = count_words([r.shape if r.known else f"{r.tested} (effect not kept)" for r in readings])
+    text = count_words([_reading_word(r) for r in readings])
     tested = [r.tested for r in readings]
     notes = []
     if tested != [r.shape for r in readings]:
@@ -712,7 +717,18 @@ def _effect_cell(value: float | None, tested: str) -> str:
     """An effect for a table cell: two decimals; "–" for a flat verdict or no control; "not kept" for NaN."""
     if value is None or tested == "flat":
         return "–"
-    return "not kept" if math.isnan(value) else f"{value:.2f}"
+    return NOT_KEPT if math.isnan(value) else f"{value:.2f}"
+
+
+NOT_KEPT = "not kept"
+"""A table cell whose value the record does not hold."""
+
+
+def not_kept_note(rows: list[dict[str, str]]) -> str:
+    """The sentence under a table of ``seed_reading_rows`` that says what a "not kept" cell is; empty when none is."""
+    if any(NOT_KEPT in row.values() for row in rows):
+        return f'A "{NOT_KEPT}" cell is one the record does not hold.'
+    return ""
 
 
 SEED_READING_COLUMNS = (
@@ -749,9 +765,9 @@ def seed_reading_rows(found: dict[str, Any]) -> list[dict[str, str]]:
                         reading.tested,
                         _effect_cell(reading.effect, reading.tested),
                         _effect_cell(reading.control_effect, reading.tested),
-                        reading.shape if reading.known else f"{reading.tested} (effect not kept)",
-                        step_bins[k] if k < len(step_bins) else "not kept",
-                        "–" if theirs is None else theirs.shape if theirs.known else f"{theirs.tested} (effect not kept)",
+                        _reading_word(reading),
+                        step_bins[k] if k < len(step_bins) else NOT_KEPT,
+                        "–" if theirs is None else _reading_word(theirs),
                     ),
                     strict=True,
                 )

@@ -187,6 +187,16 @@ def test_seed_reading_rows_show_each_seed_with_its_effect_its_control_and_its_bi
     assert [r["control read as"] for r in rows] == ["flat", "U-shaped", "flat", "U-shaped (effect not kept)", "–"]
 
 
+def test_the_not_kept_note_appears_only_under_a_table_with_such_a_cell():
+    kept = df.seed_reading_rows(_row_found([ShapeReading("flat", 0.0)], [ShapeReading("flat", 0.0)], ["flat"]))
+    assert df.not_kept_note(kept) == ""
+    missing = df.seed_reading_rows(_row_found([ShapeReading("flat", 0.0)] * 2, [], ["flat"]))
+    assert df.not_kept_note(missing) == 'A "not kept" cell is one the record does not hold.'
+    unknown = df.seed_reading_rows(_row_found([ShapeReading("U-shaped", math.nan)], [], ["U-shaped"]))
+    assert df.not_kept_note(unknown) == 'A "not kept" cell is one the record does not hold.'  # the effect's cell
+    assert df.not_kept_note([]) == ""
+
+
 def test_seed_reading_rows_number_seeds_from_zero_without_ids_and_refuse_a_wrong_count():
     step = [ShapeReading("flat", 0.0), ShapeReading("increasing", 0.2)]
     rows = df.seed_reading_rows(_row_found(step, []))
