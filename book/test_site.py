@@ -65,6 +65,10 @@ PLOTLY_LABEL_BOXES = """() => [...document.querySelectorAll('.js-plotly-plot')].
   return {figure, id: plot.id || '', labels: labels.filter(visible), areas: areas.filter(visible)};
 })"""
 
+# Glued values (myst-nb's pasted text) set in another font weight than the element around them: the first 60 characters.
+BOLD_GLUE = """[...document.querySelectorAll('article span.pasted-text')]
+  .filter(s => getComputedStyle(s).fontWeight !== getComputedStyle(s.parentElement).fontWeight)
+  .map(s => s.textContent.trim().slice(0, 60))"""
 
 # The window the code column is measured at: the chapters' code is formatted to the characters a code
 # cell shows there (notebooks/ruff.toml, CONTRIBUTING.md), so no code block may scroll sideways.
@@ -177,6 +181,7 @@ def check_rendered(page) -> list[str]:
     """Every rendering defect the browser can see on ``page``: raw MyST, overlapping figure labels, broken images."""
     problems = unrendered_myst(page.evaluate(VISIBLE_PROSE))
     problems += overlapping_labels(page.evaluate(PLOTLY_LABEL_BOXES))
+    problems += [f"a glued value is set in another weight than its sentence: {text!r}" for text in page.evaluate(BOLD_GLUE)]
     page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
     images = page.evaluate(
         "[...document.querySelectorAll('article img')]"
@@ -277,17 +282,26 @@ RENDERED_DIRECTIVE = """<article class="bd-article"><section><h1>Two layers</h1>
 <p>See <a href="#ch6-def-two-layer">Definition 1</a>; the accuracy is 88.1%.</p></section></article>"""
 
 
-def fed_page(browser, article: str):
-    page = browser.new_page()
-    page.set_content(f"<html><body>{article}</body></html>")
-    return page
+@pytest.fixture
+def feed(browser):
+    """``feed(article)`` -> a page whose body is ``article``. The test's pages share one browser context, closed
+    (with every page in it) when the test ends: a page left open would keep its renderer busy for the session."""
+    context = browser.new_context()
+
+    def opener(article: str):
+        page = context.new_page()
+        page.set_content(f"<html><body>{article}</body></html>")
+        return page
+
+    yield opener
+    context.close()
 
 
-def test_checker_catches_a_directive_left_as_text(browser):
-    problems = check_rendered(fed_page(browser, BROKEN_DIRECTIVE))
+def test_checker_catches_a_directive_left_as_text(feed):
+    problems = check_rendered(feed(BROKEN_DIRECTIVE))
     assert any(p.startswith("a directive fence left as text") and "prf:definition" in p for p in problems), problems
     assert any(p.startswith("a directive option left as text") for p in problems), problems
-    assert check_rendered(fed_page(browser, RENDERED_DIRECTIVE)) == []
+    assert check_rendered(feed(RENDERED_DIRECTIVE)) == []
 
 
 @pytest.mark.parametrize(
@@ -303,96 +317,108 @@ def test_checker_catches_other_markup_left_as_text(markup, kind):
     assert any(p.startswith(kind) for p in unrendered_myst(f"Some prose, then {markup}, then more prose.")), kind
 
 
-def test_checker_ignores_markup_inside_code_blocks(browser):
+def test_checker_ignores_markup_inside_code_blocks(feed):
     code = "```{prf:definition} x\n:label: y\n$$"
     article = f'<article class="bd-article"><p>Prose.</p><div class="highlight"><pre>{code}</pre></div></article>'
-    assert check_rendered(fed_page(browser, article)) == []
+    assert check_rendered(feed(article)) == []
 
 
-def _figure_page(browser, titles: list[str], width_px: int):
-    import plotly
+def _draw_figure(page, titles: list[str], width_px: int):
+    """Draw a three-panel Plotly figure with ``titles`` into the page's ``div#figure``, in place of what it held."""
     from plotly.subplots import make_subplots
 
     figure = make_subplots(rows=1, cols=3, subplot_titles=titles)
     for column in (1, 2, 3):
         figure.add_scatter(x=[0, 1], y=[0, 1], row=1, col=column, name=f"trace {column}")
     figure.update_layout(title="Three panels", width=width_px, height=300, showlegend=True)
-    page = fed_page(browser, '<article class="bd-article"><div id="figure"></div></article>')
-    page.add_script_tag(path=str(Path(plotly.__file__).parent / "package_data" / "plotly.min.js"))
     page.evaluate("(spec) => Plotly.newPlot('figure', spec.data, spec.layout)", json.loads(figure.to_json()))
     return page
 
 
-def test_checker_catches_overlapping_subplot_titles(browser):
+def test_checker_catches_overlapping_subplot_titles(feed):
+    import plotly
+
+    page = feed('<article class="bd-article"><div id="figure"></div></article>')
+    page.add_script_tag(path=str(Path(plotly.__file__).parent / "package_data" / "plotly.min.js"))  # once: 4.7 MB
     long_titles = [f"panel {k}: a subplot title far too long for a third of the figure's width" for k in (1, 2, 3)]
-    problems = check_rendered(_figure_page(browser, long_titles, width_px=700))
+    problems = check_rendered(_draw_figure(page, long_titles, width_px=700))
     assert any("overlaps" in p and "panel 1" in p for p in problems), problems
-    assert check_rendered(_figure_page(browser, ["alignment", "selection", "training"], width_px=900)) == []
+    assert check_rendered(_draw_figure(page, ["alignment", "selection", "training"], width_px=900)) == []
+    assert page.evaluate("document.querySelectorAll('.gtitle').length") == 1  # the second figure replaced the first
 
 
-def test_checker_catches_a_missing_image(browser):
-    page = fed_page(browser, '<article class="bd-article"><p>A figure:</p><img src="data:image/png;base64,AAAA"></article>')
+def test_checker_catches_a_glued_value_set_bold_in_plain_prose(feed):
+    style = "<style>span.pasted-text { font-weight: bold; }</style>"  # myst-nb's own rule, without the book's
+    sentence = '<article class="bd-article"><p>{}The accuracy is <span class="pasted-text">88.1%</span>.</p></article>'
+    assert check_rendered(feed(sentence.format(style))) == ["a glued value is set in another weight than its sentence: '88.1%'"]
+    assert check_rendered(feed(sentence.format(""))) == []
+    emphasised = sentence.format(style).replace("<p>", "<p><strong>").replace(".</p>", "</strong>.</p>")
+    assert check_rendered(feed(emphasised)) == []  # bold inside bold prose is the prose's weight
+
+
+def test_checker_catches_a_missing_image(feed):
+    page = feed('<article class="bd-article"><p>A figure:</p><img src="data:image/png;base64,AAAA"></article>')
     assert any(p.startswith("image that did not load") for p in check_rendered(page))
 
 
-def _code_page(browser, code: str, cell_class: str = "cell_input"):
+def _code_page(feed, code: str, cell_class: str = "cell_input"):
     """A fed page whose article, 700 px wide as the book's code column at 1300 px, holds one cell with ``code``."""
     article = (
         '<article class="bd-article" style="width: 700px"><p>Prose.</p>'
         f'<div class="cell"><div class="{cell_class}"><div class="highlight">'
         f'<pre style="overflow-x: auto; font: 14px monospace; padding: 16px">{code}</pre></div></div></div></article>'
     )
-    return fed_page(browser, article)
+    return feed(article)
 
 
-def test_reader_checker_catches_a_code_block_that_scrolls(browser):
+def test_reader_checker_catches_a_code_block_that_scrolls(feed):
     long_line = "x = " + " + ".join(["value"] * 20)
-    problems = reader_defects(_code_page(browser, long_line))
+    problems = reader_defects(_code_page(feed, long_line))
     assert len(problems) == 1 and problems[0].startswith("a code block scrolls sideways"), problems
-    assert reader_defects(_code_page(browser, "x = 1\ny = x + 1")) == []
+    assert reader_defects(_code_page(feed, "x = 1\ny = x + 1")) == []
     # a printed output that scrolls hides text as well (the book's stylesheet wraps outputs; this fed page has none)
-    output = reader_defects(_code_page(browser, long_line, cell_class="cell_output"))
+    output = reader_defects(_code_page(feed, long_line, cell_class="cell_output"))
     assert len(output) == 1 and output[0].startswith("a code block scrolls sideways"), output
     wrapped = long_line.replace(" + value + value", " + value\n+ value", 9)
-    assert reader_defects(_code_page(browser, wrapped, cell_class="cell_output")) == []
+    assert reader_defects(_code_page(feed, wrapped, cell_class="cell_output")) == []
 
 
-def _wide_page(browser, inner: str):
+def _wide_page(feed, inner: str):
     """A fed page whose article, 700 px wide, holds ``inner``."""
-    return fed_page(browser, f'<article class="bd-article" style="width: 700px"><p>Prose.</p>{inner}</article>')
+    return feed(f'<article class="bd-article" style="width: 700px"><p>Prose.</p>{inner}</article>')
 
 
-def test_reader_checker_catches_a_table_or_an_equation_wider_than_the_column(browser):
+def test_reader_checker_catches_a_table_or_an_equation_wider_than_the_column(feed):
     wide = '<table style="width: 760px"><tr><td>model</td><td>record</td></tr></table>'
-    problems = reader_defects(_wide_page(browser, wide))
+    problems = reader_defects(_wide_page(feed, wide))
     assert len(problems) == 1 and problems[0].startswith("a table is 60 px wider than the text column"), problems
-    assert reader_defects(_wide_page(browser, wide.replace("760px", "700px"))) == []  # flush with the column
-    assert reader_defects(_wide_page(browser, f'<aside class="margin">{wide}</aside>')) == []  # beside the text
+    assert reader_defects(_wide_page(feed, wide.replace("760px", "700px"))) == []  # flush with the column
+    assert reader_defects(_wide_page(feed, f'<aside class="margin">{wide}</aside>')) == []  # beside the text
     equation = (
         '<mjx-container display="true" style="display: block; overflow-x: auto; width: 500px">'
         '<span style="display: inline-block; width: {w}px">x</span></mjx-container>'
     )
-    cut = reader_defects(_wide_page(browser, equation.format(w=620)))
+    cut = reader_defects(_wide_page(feed, equation.format(w=620)))
     assert len(cut) == 1 and cut[0].startswith("an equation is 120 px wider than the text column"), cut
-    assert reader_defects(_wide_page(browser, equation.format(w=500))) == []
+    assert reader_defects(_wide_page(feed, equation.format(w=500))) == []
     inline = equation.replace('display="true"', 'display="false"').format(w=620)
-    assert reader_defects(_wide_page(browser, inline)) == []  # only display equations are read
+    assert reader_defects(_wide_page(feed, inline)) == []  # only display equations are read
 
 
-def test_reader_checker_catches_a_table_cell_that_pandas_cut_short(browser):
+def test_reader_checker_catches_a_table_cell_that_pandas_cut_short(feed):
     table = '<table class="dataframe"><tr><td>{}</td><td>about 8</td></tr></table>'
-    cut = reader_defects(_wide_page(browser, table.format("9.73 [9.16, 10.30] (5 seeds), 80 epochs, at th...")))
+    cut = reader_defects(_wide_page(feed, table.format("9.73 [9.16, 10.30] (5 seeds), 80 epochs, at th...")))
     assert cut == ["a table cell is cut short (pandas display.max_colwidth): '9.73 [9.16, 10.30] (5 seeds), 80 epochs, at th...'"]
-    assert reader_defects(_wide_page(browser, table.format("9.73 [9.16, 10.30] (5 seeds)"))) == []
-    assert reader_defects(_wide_page(browser, "<table><tr><td>and so on...</td></tr></table>")) == []  # not pandas'
+    assert reader_defects(_wide_page(feed, table.format("9.73 [9.16, 10.30] (5 seeds)"))) == []
+    assert reader_defects(_wide_page(feed, "<table><tr><td>and so on...</td></tr></table>")) == []  # not pandas'
 
 
-def test_reader_checker_catches_test_markers_and_glue_plumbing(browser):
-    marked = reader_defects(_code_page(browser, "# NBVAL_CHECK_OUTPUT\nprint(1)"))
+def test_reader_checker_catches_test_markers_and_glue_plumbing(feed):
+    marked = reader_defects(_code_page(feed, "# NBVAL_CHECK_OUTPUT\nprint(1)"))
     assert [p.split(":")[0] for p in marked] == ["test machinery shows"], marked
-    glued = reader_defects(_code_page(browser, 'glue("ch9-a", 1)\nglue("ch9-b", 2)'))
+    glued = reader_defects(_code_page(feed, 'glue("ch9-a", 1)\nglue("ch9-b", 2)'))
     assert len(glued) == 1 and glued[0].startswith("a cell that only glues values"), glued
-    assert reader_defects(_code_page(browser, 'a = 1\nglue("ch9-a", a)')) == []
+    assert reader_defects(_code_page(feed, 'a = 1\nglue("ch9-a", a)')) == []
 
 
 # --- two layers: the reading path holds no check, little machinery; the folded parts hold it -------------------
@@ -501,14 +527,14 @@ FOLDED_CHAPTER = f"""<article class="bd-article"><h1>A chapter</h1>
 <pre>{{check}}</pre></details><div class="cell_output"><pre>ok</pre></div></div></article>"""
 
 
-def test_folded_parts_checker_passes_a_folded_chapter_and_catches_each_defect(browser):
-    assert folded_parts_defects(fed_page(browser, FOLDED_CHAPTER.format(check="assert x == 1"))) == []
-    unfolded = folded_parts_defects(fed_page(browser, FOLDED_CHAPTER.format(check="print(x)")))
+def test_folded_parts_checker_passes_a_folded_chapter_and_catches_each_defect(feed):
+    assert folded_parts_defects(feed(FOLDED_CHAPTER.format(check="assert x == 1"))) == []
+    unfolded = folded_parts_defects(feed(FOLDED_CHAPTER.format(check="print(x)")))
     assert unfolded == ["no hidden input holds an assert: the checks are not folded"], unfolded
     opened = FOLDED_CHAPTER.format(check="assert x").replace('<details class="dropdown">', '<details class="dropdown" open>')
-    assert folded_parts_defects(fed_page(browser, opened))[0] == "the checks dropdown is open when the page opens"
+    assert folded_parts_defects(feed(opened))[0] == "the checks dropdown is open when the page opens"
     bare = FOLDED_CHAPTER.format(check="assert x").replace('<details class="above-input">', "<div>")
-    assert "no hidden cell input" in folded_parts_defects(fed_page(browser, bare.replace("</pre></details>", "</pre></div>")))[-1]
-    assert folded_parts_defects(fed_page(browser, "<article><h1>No dropdown</h1></article>")) == [
+    assert "no hidden cell input" in folded_parts_defects(feed(bare.replace("</pre></details>", "</pre></div>")))[-1]
+    assert folded_parts_defects(feed("<article><h1>No dropdown</h1></article>")) == [
         f"0 '{CHECKS_DROPDOWN}' dropdowns (one expected)"
     ]

@@ -57,39 +57,42 @@ def _move(page, name: str, where: str) -> None:
     page.wait_for_function(DRAWN)
 
 
-def test_static_explorer_slider_redraws_the_figure(built_site, open_page):
+def _overlaps(page) -> list[str]:
+    overlaps = overlapping_labels(page.evaluate(PLOTLY_LABEL_BOXES))
+    point = page.evaluate(STATE)["point"]
+    return [f"static explorer at (delta, d, T) = ({point}): {overlap}" for overlap in overlaps]
+
+
+def test_static_explorer_sliders_redraw_the_figure_and_no_labels_overlap(built_site, open_page):
+    # one page for both (loading it typesets the chapter's math): the sliders' redraws, and the layout at the
+    # corners of the grid, as the numbers and the sentence change with the grid point
     assert (built_site / PAGE).is_file(), f"{PAGE} is missing from the built book"
     page = _open_explorer(open_page)
     before = page.evaluate(STATE)
     assert before["panels"] == 3, "the figure should have three panels"
     assert before["point"] == "0,512,8", "the explorer should open at the live explorer's defaults"
     assert any("What to notice:" in text for text in before["texts"]), "the sentence should sit under the panels"
+    overlaps = _overlaps(page)
 
     _move(page, "T", "max")
     after = page.evaluate(STATE)
     assert after["point"] == "0,512,64", "the T slider should move T only"
     assert after["ys"][0] != before["ys"][0], "the values of panel 1 should change with T"
     assert after["texts"] != before["texts"], "the numbers and the sentence should follow the setting"
+    overlaps += _overlaps(page)
 
-    _move(page, "d", "0")
-    _move(page, "delta", "max")
+    for name, where in [("d", "0"), ("delta", "max")]:
+        _move(page, name, where)
+        overlaps += _overlaps(page)
     moved = page.evaluate(STATE)
     assert moved["point"] == "0.5,16,64", "each slider should keep the settings of the two others"
     assert moved["sliders"] == [3, 0, 4] and moved["ys"] != after["ys"]
 
-    assert not page.external_requests, f"the page tried to leave the machine: {page.external_requests}"
-
-
-def test_static_explorer_labels_never_overlap(built_site, open_page):
-    # the numbers and the sentence change with the grid point: check the layout at the corners of the grid
-    page = _open_explorer(open_page)
-    for name, where in [(None, None), ("T", "max"), ("d", "0"), ("delta", "max"), ("T", "0"), ("d", "max")]:
-        if name:
-            _move(page, name, where)
-        overlaps = overlapping_labels(page.evaluate(PLOTLY_LABEL_BOXES))
-        point = page.evaluate(STATE)["point"]
-        assert not overlaps, f"static explorer at (delta, d, T) = ({point}): overlapping labels:\n" + "\n".join(overlaps)
-
+    for name, where in [("T", "0"), ("d", "max")]:
+        _move(page, name, where)
+        overlaps += _overlaps(page)
+    assert page.evaluate(STATE)["point"] == "0.5,1024,4", "the corner of the grid: the largest delta and d, the smallest T"
+    assert not overlaps, "overlapping labels:\n" + "\n".join(overlaps)
     assert not page.external_requests, f"the page tried to leave the machine: {page.external_requests}"
 
 
