@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -253,6 +254,55 @@ def test_page_renders_offline_with_math_and_figures(open_page, path):
     # last, as it resizes the window and opens the folded cells
     defects = reader_defects(page)
     assert not defects, f"{path}: what the reader should not see:\n" + "\n".join(defects)
+
+
+class _ArticleImages(HTMLParser):
+    """The ``alt`` (None when absent) and ``src`` of every ``<img>`` inside the page's ``<article>``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.depth, self.images = 0, []
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        if tag == "article":
+            self.depth += 1
+        elif tag == "img" and self.depth:
+            attributes = dict(attrs)
+            self.images.append((attributes.get("alt"), attributes.get("src") or ""))
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "article":
+            self.depth -= 1
+
+
+FILE_NAME = re.compile(r"\S*(?:\.(?:png|svg|jpe?g|gif)|/\S*)", re.IGNORECASE)
+"""An alt text that is a path or a file name: one word holding a slash or ending in an image extension."""
+
+
+def images_without_alt_text(html: str) -> list[str]:
+    """The ``src`` of each article image whose alt text is missing, blank or a file name (what myst-nb writes for a
+    cell's figure unless the cell's metadata gives ``mystnb.image.alt``): a screen reader would read the path."""
+    parser = _ArticleImages()
+    parser.feed(html)
+    return [src for alt, src in parser.images if not (alt or "").strip() or FILE_NAME.fullmatch(alt.strip())]
+
+
+def test_the_alt_text_checker_catches_a_missing_blank_or_file_name_alt():
+    figure = '<article><p>x</p><img alt="{}" src="../_images/f.png"></article><img src="logo.png">'
+    assert images_without_alt_text(figure.format("Line plot of the loss against the epoch")) == []
+    assert images_without_alt_text(figure.format("Accuracy against d/V, one line per arm")) == []  # a slash in prose
+    for alt in ("", "  ", "../_images/f.png", "f.PNG", "figures/opening", " opening.svg "):
+        assert images_without_alt_text(figure.format(alt)) == ["../_images/f.png"], alt
+    assert images_without_alt_text('<article><img src="a.png"></article>') == ["a.png"]  # no alt at all
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_every_figure_has_alt_text(built_site, path):
+    missing = images_without_alt_text((built_site / path).read_text(encoding="utf-8"))
+    assert not missing, (
+        f"{path}: {len(missing)} figure(s) without alt text (a cell's figure takes it from the cell's metadata, "
+        f"mystnb.image.alt): {missing[:3]}"
+    )
 
 
 def test_every_chapter_has_a_colab_launch_button(built_site):
