@@ -22,6 +22,8 @@ from lock_requirements import (
     find_uv,
     header,
     install,
+    lock,
+    lock_python,
     locked_names,
     locked_version,
     normalise,
@@ -93,6 +95,28 @@ def test_a_changed_requirements_file_makes_the_lock_stale(tmp_path):
 
     lock.unlink()
     assert "missing" in stale_reason(requirements, lock)
+
+
+def test_the_lock_is_resolved_for_the_lowest_patch_release_of_this_minor_version(tmp_path, monkeypatch):
+    # Debian 12's Python is 3.11.2: a lock resolved for the running 3.11.7 pinned soupsieve 4.1.2, which needs 3.11.5
+    assert lock_python() == f"{sys.version_info.major}.{sys.version_info.minor}"
+    requirements, output = tmp_path / "requirements.txt", tmp_path / "requirements.lock"
+    requirements.write_text("numpy>=1.26,<3\n")
+    commands, run = [], subprocess.run
+
+    def compile_(command, **kwargs):  # uv pip compile writes a one-package lock; any other command really runs
+        if "compile" not in command:
+            return run(command, **kwargs)
+        commands.append(command)
+        Path(command[command.index("--output-file") + 1]).write_text("numpy==2.0.0 \\\n    --hash=sha256:" + "a" * 64 + "\n")
+        return subprocess.CompletedProcess(command, 0)
+
+    monkeypatch.setattr("lock_requirements.subprocess.run", compile_)
+    assert lock(requirements, output) == (1, True)
+    (command,) = commands
+    assert command[command.index("--python-version") + 1] == lock_python()
+    assert f"# resolved for Python {lock_python()} (every {lock_python()}.x) on " in output.read_text()
+    assert f"# resolved for Python {lock_python()} (every {lock_python()}.x) on " in LOCK.read_text()  # the real lock
 
 
 def test_uv_sees_the_package_sources_pip_is_configured_with():
