@@ -811,8 +811,10 @@ def arm_differences(dataset: str, scale: str = "full") -> dict[str, Any] | None:
     ``measures.std_ratio``), on IMDB with the converged-joint record ``converged`` (the same with joint
     training to the end of a budget: ``measures.converged_std_ratio``), ``step_readings`` (E_s . p after one
     step, each seed read with its effect size against the control's: ``one_step_readings``), ``control_readings``,
-    ``accuracy`` (mode -> interval of test accuracy), ``gaps`` (mode -> points from the rebuttal's level), ``seeds``
-    (number of seeds of the joint arm) and ``seed_ids`` (the one-step arm's seeds, in the order of its readings).
+    ``accuracy`` (mode -> interval of test accuracy), ``gaps`` (mode -> points from the rebuttal's level),
+    ``step_minus_frozen`` (the interval of one step then freezing minus E frozen at random, in accuracy points, paired
+    by seed; None when the two arms ran on different seeds), ``seeds`` (number of seeds of the joint arm) and
+    ``seed_ids`` (the one-step arm's seeds, in the order of its readings).
     """
     modes = ("joint", "one_step_frozen", "frozen_random")
     names = {m: real_record("one_layer", m, dataset) for m in modes}
@@ -820,7 +822,13 @@ def arm_differences(dataset: str, scale: str = "full") -> dict[str, Any] | None:
     if any(r is None for r in records.values()):
         return None
     metrics = {names[m]: records[m]["metrics"] for m in modes}
-    accuracy = {m: seed_interval(per_seed(metrics[names[m]], "test_accuracy")) for m in ("joint", "frozen_random")}
+    accuracy = {m: seed_interval(per_seed(metrics[names[m]], "test_accuracy")) for m in modes}
+    step_seeds, frozen_seeds = (records[m].get("seeds") for m in ("one_step_frozen", "frozen_random"))
+    step_minus_frozen = (
+        seed_interval([100 * (a - b) for a, b in zip(*(accuracy[m]["values"] for m in modes[1:]), strict=True)])
+        if step_seeds == frozen_seeds and accuracy["one_step_frozen"]["n"] == accuracy["frozen_random"]["n"]
+        else None
+    )
     levels = {"joint": TRAINED_ACCURACY, "frozen_random": FROZEN_ACCURACY}
     shapes = _one_step_shapes(metrics[names["one_step_frozen"]], metrics[names["frozen_random"]])
     converged = diagnosis(CONVERGED, scale) if dataset == "imdb" else None  # the converged arm trains on IMDB
@@ -836,6 +844,7 @@ def arm_differences(dataset: str, scale: str = "full") -> dict[str, Any] | None:
         "control_bins": shapes["control_bins"],
         "accuracy": accuracy,
         "gaps": {m: 100 * (accuracy[m]["value"] - levels[m]) for m in levels},
+        "step_minus_frozen": step_minus_frozen,
         "seeds": accuracy["joint"]["n"],
         "seed_ids": list(records["one_step_frozen"].get("seeds") or range(len(shapes["step"]))),
     }
@@ -848,6 +857,31 @@ def ratio_side(interval: dict[str, Any]) -> str:
     if interval["high"] < 1:
         return "below"
     return "neither"
+
+
+def difference_side(interval: dict[str, Any]) -> str:
+    """Where a difference's whole interval lies against 0: "above", "below" or "level with" (it holds 0); a one-seed
+    interval (no spread) by its sign, "level with" at exactly 0."""
+    if interval["low"] > 0:
+        return "above"
+    if interval["high"] < 0:
+        return "below"
+    return "level with"
+
+
+def step_against_frozen(difference: dict[str, Any] | None) -> str:
+    """Where one step then freezing lands against E frozen at random, from ``difference`` (``arm_differences``'s
+    ``step_minus_frozen``: accuracy points, paired by seed), as a predicate: "above the embeddings frozen at random by
+    2.2 [1.4, 3.1] points (5 seeds), paired by seed"."""
+    if difference is None:
+        return "unpaired with the embeddings frozen at random (the two arms ran on different seeds)"
+    side = difference_side(difference)
+    paired = ", paired by seed" if difference["n"] > 1 else ""
+    if side == "level with":
+        return f"level with the embeddings frozen at random ({show_interval(difference, '{:+.1f}', unit=' points')}{paired})"
+    if side == "below":  # the size of the gap: the interval of frozen minus step
+        difference = difference | {"value": -difference["value"], "low": -difference["high"], "high": -difference["low"]}
+    return f"{side} the embeddings frozen at random by {show_interval(difference, '{:.1f}', unit=' points')}{paired}"
 
 
 def _ratio_words(interval: dict[str, Any]) -> str:
@@ -922,4 +956,6 @@ def arm_difference_texts(found: dict[str, Any]) -> dict[str, str]:
         "u_reading": u_reading(found["step_readings"]),
         "trained": show_interval(accuracy["joint"], "{:.1f}", 100, " %"),
         "frozen": show_interval(accuracy["frozen_random"], "{:.1f}", 100, " %"),
+        "one_step": show_interval(accuracy["one_step_frozen"], "{:.1f}", 100, " %"),
+        "step_against_frozen": step_against_frozen(found["step_minus_frozen"]),
     }

@@ -148,6 +148,52 @@ def test_arm_differences_pair_seeds_and_count_shapes(records):
     assert found["gaps"]["frozen_random"] == pytest.approx(0.0, abs=1e-9)
 
 
+def test_arm_differences_compare_one_step_with_frozen_random_seed_by_seed(records):
+    spreads = {"values.mean_bin_std": [1.0] * 3, "scores.mean_bin_std": [1.0] * 3}
+    _arm(records, "joint", 3, test_accuracy=[0.9, 0.9, 0.9], **spreads)
+    _arm(records, "one_step_frozen", 3, test_accuracy=[0.80, 0.75, 0.90], **spreads)
+    _arm(records, "frozen_random", 3, test_accuracy=[0.78, 0.72, 0.89])
+    found = df.arm_differences("toy", "full")
+    # paired: 2, 3 and 1 points; the means alone (81.7 % against 79.7 %) would hide that every seed gains
+    assert found["step_minus_frozen"]["values"] == pytest.approx([2.0, 3.0, 1.0])
+    assert found["accuracy"]["one_step_frozen"]["value"] == pytest.approx(0.8166666)
+    texts = df.arm_difference_texts(found)
+    assert texts["one_step"] == "81.7 [62.7, 100.6] % (3 seeds)"
+    assert texts["step_against_frozen"] == (  # the interval holds 0: three seeds are too few to call the gain
+        "level with the embeddings frozen at random (+2.0 [-0.5, +4.5] points (3 seeds), paired by seed)"
+    )
+    _arm(records, "frozen_random", 3, ids=[0, 1, 5], test_accuracy=[0.78, 0.72, 0.89])
+    assert df.arm_differences("toy", "full")["step_minus_frozen"] is None, "other seeds: not paired"
+    _arm(records, "frozen_random", 2, test_accuracy=[0.78, 0.72])
+    assert df.arm_differences("toy", "full")["step_minus_frozen"] is None, "fewer seeds: not paired"
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "side"),
+    [(0.1, 2.0, "above"), (1e-9, 1e-9, "above"), (-2.0, -0.1, "below"), (-1e-9, -1e-9, "below"), (0.0, 2.0, "level with"),
+     (-2.0, 0.0, "level with"), (0.0, 0.0, "level with"), (-1.0, 1.0, "level with")],
+)  # fmt: skip
+def test_difference_side_reads_the_whole_interval_against_zero(low, high, side):
+    assert df.difference_side({"value": (low + high) / 2, "low": low, "high": high, "n": 3}) == side
+
+
+def test_step_against_frozen_in_words_for_each_side_and_a_single_seed():
+    below = {"value": -9.9, "low": -11.25, "high": -8.5, "n": 5}
+    assert df.step_against_frozen(below) == (
+        "below the embeddings frozen at random by 9.9 [8.5, 11.2] points (5 seeds), paired by seed"
+    )
+    one = {"value": 5.4, "low": 5.4, "high": 5.4, "n": 1}
+    assert df.step_against_frozen(one) == ("above the embeddings frozen at random by 5.4 points (one seed)")
+    level = {"value": 0.4, "low": -0.6, "high": 1.4, "n": 4}
+    assert df.step_against_frozen(level) == (
+        "level with the embeddings frozen at random (+0.4 [-0.6, +1.4] points (4 seeds), paired by seed)"
+    )
+    assert df.step_against_frozen({"value": 0.0, "low": 0.0, "high": 0.0, "n": 1}) == (
+        "level with the embeddings frozen at random (+0.0 points (one seed))"
+    )
+    assert df.step_against_frozen(None) == "unpaired with the embeddings frozen at random (the two arms ran on different seeds)"
+
+
 def test_arm_differences_keep_the_one_step_seeds_in_reading_order(records):
     _arm(records, "joint", 2, test_accuracy=[0.9, 0.8], **{"values.mean_bin_std": [1.0, 1.0], "scores.mean_bin_std": [1.0, 1.0]})
     _arm(records, "frozen_random", 2, test_accuracy=[0.7, 0.7])
@@ -259,7 +305,8 @@ def test_arm_difference_texts_show_intervals_counts_and_readings():
     accuracy = {"value": 0.885, "low": 0.883, "high": 0.886, "n": 3}
     found = {"ratios": {"values": interval, "scores": dict(interval, low=1.1, high=1.3, value=1.2)},
              "step_readings": _readings(None, 0.4, None), "control_readings": _readings(None, None, 0.1),
-             "accuracy": {"joint": accuracy, "frozen_random": accuracy}}  # fmt: skip
+             "accuracy": {"joint": accuracy, "frozen_random": accuracy, "one_step_frozen": dict(accuracy, value=0.9)},
+             "step_minus_frozen": {"value": 1.5, "low": 0.5, "high": 2.5, "n": 3}}  # fmt: skip
     texts = df.arm_difference_texts(found)
     assert texts["ratio_values"] == "0.50 [0.40, 0.60] (3 seeds)" and texts["ratio_scores"] == "1.20 [1.10, 1.30] (3 seeds)"
     assert texts["step_shapes"] == "2 flat, 1 U-shaped"
@@ -267,6 +314,8 @@ def test_arm_difference_texts_show_intervals_counts_and_readings():
     assert texts["reading_values"].startswith("below 1") and texts["reading_scores"].startswith("above 1")
     assert texts["u_reading"].startswith("1 of 3 seeds are U-shaped")
     assert texts["trained"] == texts["frozen"] == "88.5 [88.3, 88.6] % (3 seeds)"
+    assert texts["one_step"] == "90.0 [88.3, 88.6] % (3 seeds)"
+    assert texts["step_against_frozen"].startswith("above the embeddings frozen at random by 1.5")
 
 
 def test_readings_words_add_the_bins_verdicts_and_say_how_many_seeds_kept_them():
