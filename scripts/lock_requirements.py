@@ -202,6 +202,31 @@ def run(command: list[str], env: dict[str, str] | None = None) -> None:
     subprocess.run(command, check=True, env=env)
 
 
+RESOLVED_FOR = re.compile(r"^# resolved for Python (\d+)\.(\d+)\b", re.MULTILINE)
+
+
+def locked_python(lock: Path = LOCK) -> tuple[int, int] | None:
+    """The Python (major, minor) ``lock`` was resolved for, from its header; None for a lock without that line."""
+    match = RESOLVED_FOR.search(lock.read_text()) if lock.is_file() else None
+    return None if match is None else (int(match.group(1)), int(match.group(2)))
+
+
+def version_mismatch(python: str, lock: Path = LOCK) -> str | None:
+    """Why ``python`` cannot install ``lock`` (another minor version than the lock's), or None when it can."""
+    wanted = locked_python(lock)
+    if wanted is None:
+        return None
+    found = subprocess.run([python, "-c", "import sys; print(*sys.version_info[:3])"], capture_output=True, text=True, check=True)
+    major, minor, patch = (int(part) for part in found.stdout.split())
+    if (major, minor) == wanted:
+        return None
+    return (
+        f"{lock.name} is resolved for Python {wanted[0]}.{wanted[1]} (any {wanted[0]}.{wanted[1]}.x), and {python} is "
+        f"Python {major}.{minor}.{patch}: run make with that version (`make PYTHON=python{wanted[0]}.{wanted[1]} test`, "
+        f"after `rm -rf .venv`), or lock for this one (`make lock`, which rewrites {lock.name})"
+    )
+
+
 def install(
     python: str = sys.executable,
     lock: Path = LOCK,
@@ -214,8 +239,12 @@ def install(
     With uv, ``uv pip sync`` also removes what the lock does not list; with pip (``installer="pip"``,
     or when uv cannot be had), ``pip install --require-hashes --no-deps``. ``options`` go to either
     (``--no-index``, ``--find-links``). Then ``project`` (the course, editable, no dependencies,
-    built with the locked setuptools) and a dependency check. Returns the installer used.
+    built with the locked setuptools) and a dependency check. Returns the installer used. Raises RuntimeError, before
+    installing anything, when ``python`` is another minor version than the one the lock was resolved for.
     """
+    mismatch = version_mismatch(python, lock)
+    if mismatch:
+        raise RuntimeError(mismatch)
     uv = find_uv(python, lock) if installer in ("auto", "uv") else None
     if installer == "uv" and uv is None:
         raise RuntimeError("uv is not available and could not be bootstrapped")
@@ -292,7 +321,11 @@ def main() -> int:
         print(reason or f"{LOCK.name} matches {REQUIREMENTS.name}", file=sys.stderr if reason else sys.stdout)
         return 1 if reason else 0
     if args.install:
-        used = install(installer=args.installer)
+        try:
+            used = install(installer=args.installer)
+        except RuntimeError as error:
+            print(f"cannot install: {error}", file=sys.stderr)
+            return 1
         print(f"installed {LOCK.name} with {used}, every file checked against its sha256")
         return 0
     count, changed = lock(upgrade=args.upgrade)

@@ -25,6 +25,7 @@ from lock_requirements import (
     lock,
     lock_python,
     locked_names,
+    locked_python,
     locked_version,
     normalise,
     pip_configuration,
@@ -33,6 +34,7 @@ from lock_requirements import (
     stale_reason,
     unhashed,
     uv_environment,
+    version_mismatch,
 )
 
 # The message each installer gives when a file's sha256 is not the lock's.
@@ -117,6 +119,38 @@ def test_the_lock_is_resolved_for_the_lowest_patch_release_of_this_minor_version
     assert command[command.index("--python-version") + 1] == lock_python()
     assert f"# resolved for Python {lock_python()} (every {lock_python()}.x) on " in output.read_text()
     assert f"# resolved for Python {lock_python()} (every {lock_python()}.x) on " in LOCK.read_text()  # the real lock
+
+
+def test_an_interpreter_of_another_minor_version_is_refused_before_anything_is_installed(tmp_path, monkeypatch, capsys):
+    major, minor, patch = sys.version_info[:3]
+    assert locked_python() == (major, minor), "the real lock is resolved for the interpreter that runs the tests"
+    lock_file = tmp_path / "requirements.lock"
+    lock_file.write_text(f"# resolved for Python {major}.{minor + 1} (every {major}.{minor + 1}.x) on linux x86_64\nsix==1.0\n")
+    assert locked_python(lock_file) == (major, minor + 1)
+    reason = version_mismatch(sys.executable, lock_file)
+    assert reason is not None and reason.startswith(f"requirements.lock is resolved for Python {major}.{minor + 1}")
+    assert f"is Python {major}.{minor}.{patch}" in reason and f"make PYTHON=python{major}.{minor + 1} test" in reason
+    monkeypatch.setattr("lock_requirements.find_uv", lambda *a: pytest.fail("nothing may be installed"))
+    with pytest.raises(RuntimeError, match=f"resolved for Python {major}.{minor + 1} "):
+        install(sys.executable, lock_file)
+    # the old header (a patch release) reads as its minor version; a lock without the line is not checked
+    lock_file.write_text(f"# resolved for Python {major}.{minor}.{patch + 5} on linux x86_64 by uv 0.13.9\nsix==1.0\n")
+    assert locked_python(lock_file) == (major, minor) and version_mismatch(sys.executable, lock_file) is None
+    lock_file.write_text(f"# resolved for Python {major}.{minor}0 (every {major}.{minor}0.x)\n")
+    assert locked_python(lock_file) == (major, minor * 10) and version_mismatch(sys.executable, lock_file) is not None
+    lock_file.write_text("six==1.0\n")
+    assert locked_python(lock_file) is None and version_mismatch(sys.executable, lock_file) is None
+    assert locked_python(tmp_path / "missing.lock") is None
+
+    def refuse(**kwargs):
+        raise RuntimeError("requirements.lock is resolved for Python 9.9")
+
+    monkeypatch.setattr("lock_requirements.install", refuse)
+    monkeypatch.setattr("sys.argv", ["lock_requirements.py", "--install"])
+    import lock_requirements
+
+    assert lock_requirements.main() == 1
+    assert capsys.readouterr().err == "cannot install: requirements.lock is resolved for Python 9.9\n"
 
 
 def test_uv_sees_the_package_sources_pip_is_configured_with():
