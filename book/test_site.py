@@ -100,6 +100,11 @@ WIDE_BLOCKS = """() => {
   return [...tables, ...equations];
 }"""
 
+# Margin and side notes of the article that scroll sideways (the theme lets them: what does not fit is cut off).
+WIDE_MARGINS = """() => [...document.querySelectorAll('article aside, article .margin, article .sidebar')]
+  .filter(e => e.scrollWidth > e.clientWidth + 1)
+  .map(e => ({overflow: e.scrollWidth - e.clientWidth, text: e.innerText.trim().replace(/\\s+/g, ' ').slice(0, 60)}))"""
+
 # The cells of pandas tables that pandas cut short (display.max_colwidth ends them with "...").
 TRUNCATED_CELLS = (
     "[...document.querySelectorAll('article table.dataframe td')]"
@@ -129,6 +134,11 @@ def reader_defects(page) -> list[str]:
         problems.append(
             f"a code block scrolls sideways by {block['overflow']} px at {READING_VIEWPORT['width']} px: "
             f"{block['line'].strip()[:70]!r} ({len(block['line'])} characters)"
+        )
+    for note in page.evaluate(WIDE_MARGINS):
+        problems.append(
+            f"a margin note is {note['overflow']} px wider than its box at {READING_VIEWPORT['width']} px (cut off): "
+            f"{note['text']!r}"
         )
     for block in page.evaluate(WIDE_BLOCKS):
         problems.append(
@@ -453,6 +463,16 @@ def test_reader_checker_catches_a_table_or_an_equation_wider_than_the_column(fee
     assert reader_defects(_wide_page(feed, equation.format(w=500))) == []
     inline = equation.replace('display="true"', 'display="false"').format(w=620)
     assert reader_defects(_wide_page(feed, inline)) == []  # only display equations are read
+
+
+def test_reader_checker_catches_a_margin_note_wider_than_its_box(feed):
+    note = '<aside class="margin sidebar" style="width: 200px; overflow-x: auto"><p>The files</p><p>{}</p></aside>'
+    path = "<code style='white-space: nowrap'>yelp_review_full/{train,test}.parquet_and_more</code>"
+    cut = reader_defects(_wide_page(feed, note.format(path)))
+    assert len(cut) == 1 and cut[0].startswith("a margin note is ") and "wider than its box" in cut[0], cut
+    assert "'The files yelp_review_full/" in cut[0], "the note's text, its white space collapsed"
+    assert reader_defects(_wide_page(feed, note.format(path.replace("nowrap", "normal; overflow-wrap: anywhere")))) == []
+    assert reader_defects(_wide_page(feed, note.format("a short note"))) == []
 
 
 def test_reader_checker_catches_a_table_cell_that_pandas_cut_short(feed):

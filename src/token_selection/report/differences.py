@@ -884,6 +884,28 @@ def step_against_frozen(difference: dict[str, Any] | None) -> str:
     return f"{side} the embeddings frozen at random by {show_interval(difference, '{:.1f}', unit=' points')}{paired}"
 
 
+QUANTITY_NAMES = {"values": "Eₛ·v", "scores": "Eₛ·p"}
+
+
+def scale_agreement(fast: dict[str, float], full: dict[str, dict[str, Any]]) -> str:
+    """Whether a page's one-seed spread ratios (``fast``: quantity -> joint / one-step ratio) fall on the same side
+    of 1 as the paper-sized intervals (``full``: ``arm_differences``'s ``ratios``), one clause per quantity."""
+    clauses = []
+    for quantity, name in QUANTITY_NAMES.items():
+        full_side = ratio_side(full[quantity])
+        fast_side = "above" if fast[quantity] > 1 else "below"
+        if full_side == "neither":
+            clauses.append(f"for {name} the ratio is {fast_side} 1 here, and the paper-sized interval holds 1")
+        elif full_side == fast_side:
+            clauses.append(f"for {name} both sizes put the ratio {fast_side} 1")
+        else:
+            clauses.append(
+                f"for {name} the ratio is {fast_side} 1 here and {full_side} 1 at the paper's size: the two sizes "
+                "disagree on the direction"
+            )
+    return "; ".join(clauses)
+
+
 def _ratio_words(interval: dict[str, Any]) -> str:
     """A joint / one-step spread ratio in words, judged by its whole interval against 1."""
     side = ratio_side(interval)

@@ -1095,3 +1095,21 @@ def test_scale_free_ratios_read_both_records_at_the_reference_step(records):
     assert df.scale_free_ratios("values", "full") == {}  # the spread record is missing
     write_record("diagnosis-spread_readings", "full", protocol="p", settings={}, metrics=spreads)
     assert df.scale_free_ratios("values", "full") == pytest.approx({"8": 0.6, "16": 0.6, "32": 0.6})
+
+
+def test_scale_agreement_reads_each_quantity_against_the_paper_sized_interval():
+    full = {
+        "values": {"value": 0.47, "low": 0.44, "high": 0.50, "n": 5},
+        "scores": {"value": 0.9, "low": 0.75, "high": 1.05, "n": 5},
+    }
+    assert df.scale_agreement({"values": 4.34, "scores": 0.48}, full) == (
+        "for Eₛ·v the ratio is above 1 here and below 1 at the paper's size: the two sizes disagree on the direction; "
+        "for Eₛ·p the ratio is below 1 here, and the paper-sized interval holds 1"
+    )
+    full["values"] = {"value": 1.6, "low": 1.2, "high": 2.0, "n": 5}
+    assert df.scale_agreement({"values": 1.01, "scores": 1.0}, full).startswith("for Eₛ·v both sizes put the ratio above 1;")
+    assert df.scale_agreement({"values": 1.01, "scores": 1.0}, full).endswith(
+        "for Eₛ·p the ratio is below 1 here, and the paper-sized interval holds 1"
+    )
+    full["values"] = {"value": 0.6, "low": 0.5, "high": 0.99, "n": 5}
+    assert df.scale_agreement({"values": 1.0, "scores": 1.0}, full).startswith("for Eₛ·v both sizes put the ratio below 1;")
