@@ -57,6 +57,10 @@ def profile_verdicts(
     return value_verdict, score_verdict
 
 
+LEGEND_ROOM = 0.35
+"""Space made above (score panels) or below (value panels) the band for the legend, as a share of the band's height."""
+
+
 def plot_importance_profiles(profiles: dict[str, ImportanceProfile], *, title: str, score_labels: dict[str, str] | None = None):
     """One row per model: mean +/- std of ``E_s . v`` (left) and of the score (right) against the posterior gap.
 
@@ -78,7 +82,13 @@ def plot_importance_profiles(profiles: dict[str, ImportanceProfile], *, title: s
             ax.set_xlabel(r"posterior gap $x = P(1\mid s) - P(0\mid s)$ (training reviews)")
             ax.set_ylabel(label)
             ax.set_title(f"{name}: {label} (rebuttal's bin centres)")
-            ax.legend(fontsize=8, loc="upper left" if label != r"$E_s \cdot v$" else "lower right")
+            # the legend sits in a corner the curve leaves free (the values' lower right, the score's upper left), with
+            # room made for it there: a third of the band's height, so it never covers the band's ends
+            values = label == r"$E_s \cdot v$"
+            bottom, top = min(float(low.min()), 0.0), max(float(high.max()), 0.0)  # the zero line stays in view
+            pad, room = 0.05 * (top - bottom), LEGEND_ROOM * (top - bottom)
+            ax.set_ylim(bottom - pad - (room if values else 0.0), top + pad + (0.0 if values else room))
+            ax.legend(fontsize=8, loc="lower right" if values else "upper left")
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     return fig

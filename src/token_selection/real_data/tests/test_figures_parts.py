@@ -69,6 +69,33 @@ def _plot(score_labels=None):
     return profiles, plot_importance_profiles(profiles, title="IMDB, fast scale", score_labels=score_labels)
 
 
+def _inside(box, points) -> int:
+    """How many display-space ``points`` fall inside ``box`` (a matplotlib Bbox)."""
+    return int(sum(box.x0 <= x <= box.x1 and box.y0 <= y <= box.y1 for x, y in points))
+
+
+def test_no_legend_covers_its_curve_or_band_and_the_zero_line_stays_in_view():
+    profiles, fig = _plot()
+    fig.canvas.draw()
+    axes = np.array(fig.axes).reshape(2, 2)
+    for ax, stats in (
+        (a, getattr(p, kind))
+        for p, row in zip(profiles.values(), axes, strict=True)
+        for a, kind in zip(row, ("values", "scores"), strict=True)
+    ):
+        legend = ax.get_legend().get_window_extent()
+        band = ax.collections[0].get_paths()[0].vertices
+        mean = np.column_stack([stats.centres, stats.mean])
+        # the band's outline, its corners and every point of the mean, in pixels: none under the legend
+        assert _inside(legend, ax.transData.transform(band)) == 0, ax.get_title()
+        assert _inside(legend, ax.transData.transform(mean)) == 0, ax.get_title()
+        low, high = ax.get_ylim()
+        assert low < 0.0 < high and low <= float((stats.mean - stats.std).min()) and high >= float((stats.mean + stats.std).max())
+    # the synthetic U's ends rise into the score panel's upper left corner: the room made there is what keeps them clear
+    score_axis = axes[0, 1]
+    assert score_axis.get_ylim()[1] > float((profiles["one-layer"].scores.mean + profiles["one-layer"].scores.std).max()) * 1.2
+
+
 def test_the_profile_plot_draws_mean_and_band_of_each_curve_against_the_gap():
     profiles, fig = _plot()
     axes = np.array(fig.axes).reshape(2, 2)
