@@ -192,6 +192,10 @@ def test_step_against_frozen_in_words_for_each_side_and_a_single_seed():
         "level with the embeddings frozen at random (+0.0 points (one seed))"
     )
     assert df.step_against_frozen(None) == "unpaired with the embeddings frozen at random (the two arms ran on different seeds)"
+    two = {"value": 2.0, "low": 1.0, "high": 3.0, "n": 2}  # two seeds are paired; one decimal always shown
+    assert df.step_against_frozen(two) == (
+        "above the embeddings frozen at random by 2.0 [1.0, 3.0] points (2 seeds), paired by seed"
+    )
 
 
 def test_arm_differences_keep_the_one_step_seeds_in_reading_order(records):
