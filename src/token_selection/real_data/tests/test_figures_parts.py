@@ -14,6 +14,7 @@ import torch
 from matplotlib.colors import to_rgba
 
 from token_selection.real_data.figures import (
+    LEGEND_ROOM,
     ImportanceProfile,
     attention_html,
     importance_profile,
@@ -94,6 +95,23 @@ def test_no_legend_covers_its_curve_or_band_and_the_zero_line_stays_in_view():
     # the synthetic U's ends rise into the score panel's upper left corner: the room made there is what keeps them clear
     score_axis = axes[0, 1]
     assert score_axis.get_ylim()[1] > float((profiles["one-layer"].scores.mean + profiles["one-layer"].scores.std).max()) * 1.2
+
+
+def test_the_room_is_made_in_the_legends_corner_only_and_the_zero_line_stays_in_view():
+    x = torch.linspace(-0.98, 0.98, 41, dtype=torch.float64)
+    positive = importance_profile(x, 0.2 + 0.1 * x, 0.3 + 0.05 * torch.sin(5 * x))  # every value above zero
+    profiles = {**_profiles(), "positive": positive}
+    fig = plot_importance_profiles(profiles, title="t")
+    axes = np.array(fig.axes).reshape(3, 2)
+    for row, profile in zip(axes, profiles.values(), strict=True):
+        for ax, stats, values in ((row[0], profile.values, True), (row[1], profile.scores, False)):
+            low, high = min(float((stats.mean - stats.std).min()), 0.0), max(float((stats.mean + stats.std).max()), 0.0)
+            span = high - low
+            room = LEGEND_ROOM * span
+            expected = (low - 0.05 * span - (room if values else 0.0), high + 0.05 * span + (0.0 if values else room))
+            assert ax.get_ylim() == pytest.approx(expected), ax.get_title()
+    assert all(ax.get_ylim()[0] < 0.0 for ax in axes[2]), "a curve wholly above zero keeps the zero line in view"
+    matplotlib.pyplot.close(fig)
 
 
 def test_the_profile_plot_draws_mean_and_band_of_each_curve_against_the_gap():
