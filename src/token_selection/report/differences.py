@@ -850,23 +850,24 @@ def arm_differences(dataset: str, scale: str = "full") -> dict[str, Any] | None:
     }
 
 
+def _side(interval: dict[str, Any], reference: float, holding: str) -> str:
+    """Where an interval lies against ``reference``: "above" or "below" when it lies wholly there, else ``holding``."""
+    if interval["low"] > reference:
+        return "above"
+    if interval["high"] < reference:
+        return "below"
+    return holding
+
+
 def ratio_side(interval: dict[str, Any]) -> str:
     """Where a ratio's whole interval lies against 1: "above", "below" or "neither" (it holds 1)."""
-    if interval["low"] > 1:
-        return "above"
-    if interval["high"] < 1:
-        return "below"
-    return "neither"
+    return _side(interval, 1.0, "neither")
 
 
 def difference_side(interval: dict[str, Any]) -> str:
     """Where a difference's whole interval lies against 0: "above", "below" or "level with" (it holds 0); a one-seed
     interval (no spread) by its sign, "level with" at exactly 0."""
-    if interval["low"] > 0:
-        return "above"
-    if interval["high"] < 0:
-        return "below"
-    return "level with"
+    return _side(interval, 0.0, "level with")
 
 
 def step_against_frozen(difference: dict[str, Any] | None) -> str:
