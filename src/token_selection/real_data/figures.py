@@ -71,9 +71,9 @@ def plot_importance_profiles(profiles: dict[str, ImportanceProfile], *, title: s
 
     fig, axes = plt.subplots(len(profiles), 2, figsize=(10, 3.3 * len(profiles)), squeeze=False)
     for row, (name, profile) in enumerate(profiles.items()):
-        for ax, stats, label, colour in (
-            (axes[row, 0], profile.values, r"$E_s \cdot v$", "tab:blue"),
-            (axes[row, 1], profile.scores, (score_labels or {}).get(name, r"$E_s \cdot p$"), "tab:red"),
+        for ax, stats, label, colour, values in (
+            (axes[row, 0], profile.values, r"$E_s \cdot v$", "tab:blue", True),
+            (axes[row, 1], profile.scores, (score_labels or {}).get(name, r"$E_s \cdot p$"), "tab:red", False),
         ):
             low, high = stats.mean - stats.std, stats.mean + stats.std
             ax.fill_between(stats.centres, low, high, color=colour, alpha=0.2, label="mean ± std")
@@ -84,7 +84,6 @@ def plot_importance_profiles(profiles: dict[str, ImportanceProfile], *, title: s
             ax.set_title(f"{name}: {label} (rebuttal's bin centres)")
             # the legend sits in a corner the curve leaves free (the values' lower right, the score's upper left), with
             # room made for it there: a third of the band's height, so it never covers the band's ends
-            values = label == r"$E_s \cdot v$"
             bottom, top = min(float(low.min()), 0.0), max(float(high.max()), 0.0)  # the zero line stays in view
             pad, room = 0.05 * (top - bottom), LEGEND_ROOM * (top - bottom)
             ax.set_ylim(bottom - pad - (room if values else 0.0), top + pad + (0.0 if values else room))
