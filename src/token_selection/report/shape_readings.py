@@ -10,13 +10,12 @@ attention is too uniform for its score shape to mean anything (``MIN_SCORE_STD``
 from __future__ import annotations
 
 import math
-from collections import Counter
 from typing import Any
 
 import numpy as np
 
 from ..theory.shape import MIN_TOKENS, classify_shape
-from ..theory.shape_effect import ShapeReading, curve_at, read_shape, seed_verdicts
+from ..theory.shape_effect import ShapeReading, curve_at, read_shape, seed_verdicts, shape_counts
 
 MIN_SCORE_STD = 0.1
 """Token-score spread (std of E_s . p over the tokens read, in nats) below which the attention is near uniform:
@@ -82,7 +81,7 @@ def selects(std: float) -> bool:
 
 def count_words(shapes: list[str]) -> str:
     """ "3 flat, 2 U-shaped": the count of each shape, most common first (ties in first-seen order)."""
-    return ", ".join(f"{n} {shape}" for shape, n in Counter(shapes).most_common())
+    return shape_counts(shapes, most_common_first=True)
 
 
 def arms_words(verdict: dict[str, Any]) -> str:

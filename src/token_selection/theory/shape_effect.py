@@ -186,6 +186,10 @@ def shape_cell(metrics: dict[str, Any], quantity: str) -> str | None:
     return text
 
 
-def shape_counts(shapes: list[str]) -> str:
-    """ "1 flat, 2 U-shaped": each shape with its count, in the order the shapes first occur (seed 0's first)."""
-    return ", ".join(f"{shapes.count(shape)} {shape}" for shape in dict.fromkeys(shapes))
+def shape_counts(shapes: list[str], most_common_first: bool = False) -> str:
+    """ "1 flat, 2 U-shaped": each shape with its count, in the order the shapes first occur (seed 0's first), or with
+    ``most_common_first`` the most common first (ties in first-seen order)."""
+    order = list(dict.fromkeys(shapes))
+    if most_common_first:
+        order.sort(key=shapes.count, reverse=True)  # a stable sort: ties keep their first-seen order
+    return ", ".join(f"{shapes.count(shape)} {shape}" for shape in order)
