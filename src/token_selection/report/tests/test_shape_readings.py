@@ -87,3 +87,17 @@ def test_bin_shapes_kept_per_seed_or_seed_zeros_or_none():
     ]
     assert bin_shapes({"scores": curve(means=list(CENTRES))}, "scores") == ["increasing"]
     assert bin_shapes({"scores": {"shape": "flat", "verdict": {}}}, "scores") == []
+
+
+def test_a_computed_bin_verdict_is_seed_0s_with_the_rules_bin_resamples(monkeypatch):
+    from token_selection.report import shape_readings
+    from token_selection.theory.shape import classify_shape
+
+    noisy = [math.sin(3 * c) + 0.3 * (-1) ** i for i, c in enumerate(CENTRES)]
+    centres, means = np.asarray(CENTRES, float), np.asarray(noisy, float)
+    monkeypatch.setattr(shape_readings, "BIN_BOOT", 200)  # not classify_shape's default: the resamples are passed on
+    found = repr(bin_verdict({"scores": curve(means=noisy)}, "scores"))  # repr: the unset arms are NaN on both sides
+    assert found == repr(classify_shape(centres, means, n_boot=200, seed=0).as_dict())
+    # the bootstrap interval tells the seed and the number of resamples apart: the check above can fail
+    assert found != repr(classify_shape(centres, means, n_boot=200, seed=1).as_dict())
+    assert found != repr(classify_shape(centres, means, seed=0).as_dict())
