@@ -30,6 +30,27 @@ STAND_IN_NOTE = (
     "stand-in for yelp_polarity: real Yelp reviews labelled by the same star rule, not the Zhang et al. rows; see the data README"
 )
 _LOCAL_STAND_INS = {"yelp_polarity"}
+STAND_IN_SOURCES = {
+    "train": {"yue_train": 8_000, "yue_dev": 2_370, "kaggle": 2_680, "dcwe": 1_220},
+    "test": {"yue_test": 2_282, "kaggle": 670, "dcwe": 304},
+}
+"""Rows of the local Yelp polarity stand-in, per split and source tag, as the build table of its data README gives
+them (the files have no source column): ``yue_*`` from the Yelp corpus of Yue et al. (2023), ``kaggle`` and
+``dcwe`` from two public samples of the Yelp Open Dataset. Tests check each split's total against the files and
+every number against the README."""
+HUB_ROWS = {"imdb": {"train": 25_000, "test": 25_000}, "yelp_polarity": {"train": 560_000, "test": 38_000}}
+"""Reviews per split of the datasets themselves (Maas et al. 2011 for IMDB, Zhang et al. 2015 for Yelp polarity);
+the local IMDB copy is the dataset itself, and a test checks its files against these counts."""
+
+
+def stand_in_counts() -> dict[str, int]:
+    """The stand-in's rows (``STAND_IN_SOURCES``): per split (``train``, ``test``), in all (``total``), and by origin:
+    ``yue`` from the corpus of Yue et al. (the ``yue_*`` tags), ``open_dataset`` from the other sources."""
+    counts = {split: sum(rows.values()) for split, rows in STAND_IN_SOURCES.items()}
+    counts["total"] = sum(counts[split] for split in STAND_IN_SOURCES)
+    counts["yue"] = sum(n for rows in STAND_IN_SOURCES.values() for tag, n in rows.items() if tag.startswith("yue_"))
+    counts["open_dataset"] = counts["total"] - counts["yue"]
+    return counts
 
 
 @dataclass(frozen=True)
