@@ -86,7 +86,7 @@ MODULES: dict[str, list[str]] = {
     "real_data/settings.py": _tests("real_data", "test_settings"),
     "real_data/arms.py": _tests("real_data", "test_arms"),
     "real_data/registry.py": _tests("real_data", "test_registry", "test_converged_joint"),
-    "real_data/reviews.py": _tests("real_data", "test_reviews", "test_reviews_boundaries"),
+    "real_data/reviews.py": _tests("real_data", "test_reviews", "test_reviews_boundaries", "test_stand_in_counts"),
     "real_data/yelp_stars.py": _tests("real_data", "test_yelp_stars_boundaries"),
     "real_data/encoding.py": _tests("real_data", "test_encoding", "test_encoding_boundaries", "test_staleness"),
     "real_data/checkpoints.py": _tests("real_data", "test_checkpoints", "test_checkpoints_boundaries", "test_staleness"),
