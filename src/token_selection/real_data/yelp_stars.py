@@ -118,13 +118,15 @@ def prepare_yelp_stars(settings: RealDataSettings, *, progress: bool = True) -> 
     X, mask = encode_texts(tokenizer, train_texts, settings.T, progress=progress)
     X_test, mask_test = encode_texts(tokenizer, test_texts, settings.T, progress=progress)
     y, y_test, keep = torch.from_numpy(train_labels), torch.from_numpy(test_labels), torch.from_numpy(~held)
-    source = f"{train.source.replace(' (train)', '')}; 1, 2, 4, 5 stars"
+    source, test_source = (
+        f"{part.source.replace(f' ({split})', '')}; 1, 2, 4, 5 stars" for part, split in ((train, "train"), (test, "test"))
+    )
     return EncodedReviews(
         name="yelp_stars",
         vocab=vocabulary(tokenizer),
         train=EncodedSplit(X[keep], mask[keep], y[keep], source + "; train part"),
         validation=EncodedSplit(X[~keep], mask[~keep], y[~keep], source + "; validation part"),
-        test=EncodedSplit(X_test, mask_test, y_test, source + "; test split"),
+        test=EncodedSplit(X_test, mask_test, y_test, test_source + "; test split"),
         test_texts=test_texts,
         config={
             "kind": "yelp_stars",
@@ -140,12 +142,15 @@ def prepare_yelp_stars(settings: RealDataSettings, *, progress: bool = True) -> 
     )
 
 
-def run_yelp_stars(settings: RealDataSettings | None = None, *, progress: bool = True) -> TrainedRun:
+def run_yelp_stars(
+    settings: RealDataSettings | None = None, *, data: EncodedReviews | None = None, progress: bool = True
+) -> TrainedRun:
     """Train ``MultiClassCLSAttention`` jointly on 4-class Yelp through the pipeline (record ``yelp_stars-multiclass-joint``).
 
-    ``settings``: default the preset of the current scale for ``yelp_polarity``. Raises FileNotFoundError
-    (from ``load_yelp_stars``) when neither the hub nor the local stand-in can be used.
+    ``settings``: default the preset of the current scale for ``yelp_polarity``. ``data``: the reviews as
+    ``prepare_yelp_stars(settings)`` gives them, when the caller has them already (default: prepared here).
+    Raises FileNotFoundError (from ``load_yelp_stars``) when neither the hub nor the local stand-in can be used.
     """
     settings = real_data_settings(dataset="yelp_polarity") if settings is None else settings
-    data = prepare_yelp_stars(settings, progress=progress)
+    data = prepare_yelp_stars(settings, progress=progress) if data is None else data
     return run_experiment("multiclass", "joint", settings, data=data, progress=progress)

@@ -173,7 +173,8 @@ def _star_reviews(n: int, split: str, unique_words: bool) -> StarReviews:
     labels = rng.integers(0, 4, n)
     words = ["awful", "poor", "good", "superb"]
     texts = [f"the {words[y]} food w{split}{i}" if unique_words else f"the {words[y]} food" for i, y in enumerate(labels)]
-    return StarReviews(texts, labels.astype(np.int64), f"somewhere ({split})", f"fp-{split}", True, "down")
+    place = "somewhere" if split == "train" else "elsewhere"  # each split names its own file
+    return StarReviews(texts, labels.astype(np.int64), f"{place} ({split})", f"fp-{split}", True, "down")
 
 
 @pytest.fixture
@@ -218,7 +219,7 @@ def test_prepare_keeps_the_provenance_and_every_data_setting(star_data):
     assert data.name == "yelp_stars" and data.vocab_size == 3 + 2  # <pad>, <unk> and the 3 most frequent words
     assert data.train.source == "somewhere; 1, 2, 4, 5 stars; train part"  # " (train)" dropped
     assert data.validation.source == "somewhere; 1, 2, 4, 5 stars; validation part"
-    assert data.test.source == "somewhere; 1, 2, 4, 5 stars; test split"
+    assert data.test.source == "elsewhere; 1, 2, 4, 5 stars; test split"  # the test file, not the train file
     assert data.test_texts == star_data.test.texts
     assert data.config == {
         "kind": "yelp_stars",
@@ -271,3 +272,6 @@ def test_run_yelp_stars_trains_the_multiclass_model_jointly_on_the_prepared_data
     monkeypatch.setenv("TOKEN_SELECTION_SCALE", "full")
     yelp_stars.run_yelp_stars()
     assert seen["run"][2] == real_data_settings("full", "yelp_polarity") and seen["run"][4] is True
+    seen.clear()
+    assert yelp_stars.run_yelp_stars(settings, data="GIVEN", progress=False) == "RUN"
+    assert seen == {"run": ("multiclass", "joint", settings, "GIVEN", False)}  # given data: nothing prepared again
