@@ -1,7 +1,7 @@
 """The real-data chapters' figures: importance profiles, selected tokens, shaded reviews.
 
-A token's importance is its label posterior gap ``x = P(1|s) - P(0|s)`` on the
-training reviews. ``E_s . v`` and ``E_s . p`` binned by ``x`` at the rebuttal's 20 bin
+A token's importance is its label posterior gap ``omega_s = P(1|s) - P(0|s)`` on the
+training reviews. ``E_s . v`` and ``E_s . p`` binned by it at the rebuttal's 20 bin
 centres are the counterparts of the paper's Figures 1 and 3; ``profile_verdicts`` judges
 their shapes over tokens by the course's one shape rule.
 """
@@ -79,7 +79,7 @@ def plot_importance_profiles(profiles: dict[str, ImportanceProfile], *, title: s
             ax.fill_between(stats.centres, low, high, color=colour, alpha=0.2, label="mean ± std")
             ax.plot(stats.centres, stats.mean, "o-", color=colour, ms=4, label="mean over the bin's tokens")
             ax.axhline(0.0, color="grey", lw=0.6)
-            ax.set_xlabel(r"posterior gap $x = P(1\mid s) - P(0\mid s)$ (training reviews)")
+            ax.set_xlabel(r"posterior gap $\omega_s = P(1\mid s) - P(0\mid s)$ (training reviews)")
             ax.set_ylabel(label)
             ax.set_title(f"{name}: {label} (rebuttal's bin centres)")
             # the legend sits in a corner the curve leaves free (the values' lower right, the score's upper left), with

@@ -131,7 +131,7 @@ def test_the_profile_plot_draws_mean_and_band_of_each_curve_against_the_gap():
             outline = band.get_paths()[0].vertices
             assert outline[:, 1].min() == pytest.approx(float((stats.mean - stats.std).min()))
             assert outline[:, 1].max() == pytest.approx(float((stats.mean + stats.std).max()))
-            assert ax.get_xlabel() == r"posterior gap $x = P(1\mid s) - P(0\mid s)$ (training reviews)"
+            assert ax.get_xlabel() == r"posterior gap $\omega_s = P(1\mid s) - P(0\mid s)$ (training reviews)"
     matplotlib.pyplot.close(fig)
 
 
