@@ -84,7 +84,7 @@ def protocol(kind: str, mode: str, settings: RealDataSettings, data: EncodedRevi
         f"{MODEL_KINDS[kind].description}; {TRAINING_MODES[mode]}. Data: {data.name} from {data.source_label}, "
         f"{len(data.train):,} training / {len(data.validation):,} validation / {len(data.test):,} test reviews, "
         f"first {s.T} tokens, vocabulary V = {data.vocab_size - 2:,} words plus <pad> and <unk> ("
-        + (f"the {s.max_vocab:,} most frequent training words" if s.max_vocab else f"words seen >= {s.min_count} times")
+        + (f"the {s.max_vocab:,} words seen most often" if s.max_vocab else f"words seen >= {s.min_count} times")
         + " in training). "
         f"d = {s.d}; {training}; "
         + ("no early stopping" if mode == "joint_converged" else "early stopping on validation accuracy, best epoch kept")

@@ -112,7 +112,7 @@ def test_the_protocol_names_the_frozen_training_the_one_step_and_the_vocabulary_
     text = protocol("two_layer", "frozen_random", settings, _data())
     assert f"; {frozen}; early stopping" in text and "E frozen at its random initialisation" in text
     assert "two-layer <cls> attention with a residual stream (ours)" in text
-    assert "(the 7,766 most frequent training words in training)" in text and "words seen >=" not in text
+    assert "(the 7,766 words seen most often in training)" in text and "words seen >=" not in text
     step = protocol("one_layer", "one_step_frozen", settings, _data())
     assert f"; one full-batch GD step on E of size 1.5 eta*, then {frozen}; early" in step
     assert "with 1000 bootstrap resamples" in step
