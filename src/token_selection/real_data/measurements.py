@@ -161,22 +161,36 @@ def binary_metrics(model: nn.Module, data: EncodedReviews, *, min_count: int, n_
     }
 
 
+def seen_words(split: EncodedSplit, vocab_size: int, min_count: int) -> torch.Tensor:
+    """(V,) bool: the words seen at least ``min_count`` times in ``split`` (``<pad>`` and ``<unk>`` never count)."""
+    seen = torch.bincount(split.X[split.mask], minlength=vocab_size) >= min_count
+    seen[[PAD_ID, UNK_ID]] = False
+    return seen
+
+
+def class_value_verdicts(model: nn.Module, axis: torch.Tensor, *, n_boot: int, seed: int) -> list[ShapeVerdict]:
+    """Per class k of a K-class model, the shape verdict of ``E_s . w_k`` against ``axis[:, k]``.
+
+    axis: (V, K) per-token importance of each class; NaN entries (tokens not read) are left out.
+    """
+    with torch.no_grad():
+        values = model.token_class_values().detach().double().cpu()
+    axis = axis.detach().double().cpu()
+    return [
+        classify_shape(axis[:, k].numpy(), values[:, k].numpy(), n_boot=n_boot, seed=seed) for k in range(int(model.num_classes))
+    ]
+
+
 def multiclass_metrics(model: nn.Module, data: EncodedReviews, *, min_count: int, n_boot: int, seed: int) -> dict[str, Any]:
     """Per class k of a K-class model: the shape verdict of ``E_s . w_k`` against the class importance ``P(k|s) - 1/K``.
 
     Tokens seen fewer than ``min_count`` times in training, ``<pad>`` and ``<unk>`` are left out.
     """
-    num_classes = int(model.num_classes)
-    importance = class_importance(data.train.X, data.train.y, num_classes, data.vocab_size, data.train.mask)
-    seen = torch.bincount(data.train.X[data.train.mask], minlength=data.vocab_size) >= min_count
-    seen[:2] = False
+    importance = class_importance(data.train.X, data.train.y, int(model.num_classes), data.vocab_size, data.train.mask)
+    seen = seen_words(data.train, data.vocab_size, min_count)
     importance[~seen] = float("nan")
-    with torch.no_grad():
-        values = model.token_class_values().detach().double().cpu()
-    classes = []
-    for k in range(num_classes):
-        verdict = classify_shape(importance[:, k].numpy(), values[:, k].numpy(), n_boot=n_boot, seed=seed)
-        classes.append({"class": k, "shape": verdict.shape, "verdict": verdict.as_dict()})
+    verdicts = class_value_verdicts(model, importance, n_boot=n_boot, seed=seed)
+    classes = [{"class": k, "shape": verdict.shape, "verdict": verdict.as_dict()} for k, verdict in enumerate(verdicts)]
     return {"tokens_with_importance": int(seen.sum()), "classes": classes}
 
 

@@ -17,9 +17,11 @@ import torch
 from token_selection.real_data.encoding import EncodedSplit
 from token_selection.real_data.measurements import (
     binary_metrics,
+    class_value_verdicts,
     multiclass_metrics,
     rebuttal_bins,
     rebuttal_edges,
+    seen_words,
     token_importance,
     verdict_of,
 )
@@ -164,6 +166,26 @@ def test_multiclass_metrics_judge_each_class_on_the_words_seen_often_enough():
                 importance[s] = float((labels == k).double().mean()) - 1 / K
         expected = classify_shape(importance.numpy(), table[:, k].float().double().numpy(), n_boot=25, seed=1)
         assert same_verdict(entry["verdict"], expected.as_dict()) and entry["shape"] == expected.shape
+
+
+def test_seen_words_keeps_the_words_at_the_count_and_never_pad_or_unk():
+    split = _hand_split()  # real occurrences: <unk> 5, token 2 four times, token 3 twice, token 4 once; padding masked
+    assert seen_words(split, 6, 2).tolist() == [False, False, True, True, False, False]  # token 3: exactly 2, kept
+    assert seen_words(split, 6, 3).tolist() == [False, False, True, False, False, False]  # token 3: one short
+    assert seen_words(split, 6, 1).tolist() == [False, False, True, True, True, False]  # <unk> seen 5 times, still out
+
+
+def test_class_value_verdicts_read_each_class_column_and_leave_nan_out():
+    V = 40
+    tokens = torch.arange(V, dtype=torch.float64)
+    table = torch.stack([tokens / V, -tokens / V], dim=1)  # class 0 rises with the token id, class 1 falls
+    axis = torch.stack([tokens, tokens], dim=1)
+    axis[:5, 1] = float("nan")  # class 1 reads 35 tokens
+    verdicts = class_value_verdicts(_KClass(table), axis, n_boot=25, seed=3)
+    assert [v.shape for v in verdicts] == ["increasing", "decreasing"]
+    assert (verdicts[0].n_points, verdicts[1].n_points) == (V, V - 5)
+    expected = classify_shape(axis[:, 1].numpy(), table[:, 1].float().double().numpy(), n_boot=25, seed=3)
+    assert same_verdict(verdicts[1].as_dict(), expected.as_dict())
 
 
 def test_a_stored_verdict_reads_back_as_the_verdict():
