@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import math
 
 import pytest
 
@@ -83,6 +84,13 @@ def test_arms_table_one_row_per_arm_fast_and_full_side_by_side(records):
     assert [line.split(" | ")[1] for line in lines[2:]] == [f"imdb-{k}-{m}" for k, m in CHAPTER_ARMS]
     chosen = arms_table("yelp_polarity", arms=(("one_layer", "joint"),), columns=("test accuracy",)).splitlines()
     assert chosen[2] == "| one-layer, joint | yelp_polarity-one_layer-joint | 10.0 % | no record |" and len(chosen) == 3
+    # a shape is read with its effect size: a significant rise of Spearman 0.02 reads flat
+    faint = {"shape": "increasing", "spearman": 0.02, "spearman_ci": [0.01, 0.03], "left_spearman": math.nan,
+             "right_spearman": math.nan, "n_points": 5000}  # fmt: skip
+    metrics = {"test_accuracy": 0.9, "values": {"shape": "increasing", "verdict": faint}}
+    write_record("imdb-two_layer-joint", "fast", protocol="p", settings={}, metrics=metrics)
+    row = arms_table("imdb", arms=(("two_layer", "joint"),), columns=("E.v shape",), scales=("fast",)).splitlines()[2]
+    assert row == "| two-layer (ours), joint | imdb-two_layer-joint | flat; by significance alone increasing |"
 
 
 def test_records_notes_give_full_protocols_and_how_to_make_missing_records(records):
@@ -114,8 +122,11 @@ def test_markdown_text_escapes_html_and_markdown_markup():
     assert "min\\_count &gt;= 10" in escaped and "2 eta\\*," in escaped and "\\`Adam\\` &amp; \\[x\\] \\$5" in escaped
     assert markdown_text("") == "" and markdown_text("plain words, 1.5") == "plain words, 1.5"
     assert markdown_text("a\\b") == "a\\\\b"  # a backslash stays a backslash
-    with pytest.raises(TypeError, match="text must be a str"):
+    with pytest.raises(TypeError, match="^text must be a str, got NoneType$"):
         markdown_text(None)
+    with pytest.raises(TypeError, match="^text must be a str, got int$"):
+        markdown_text(7)
+    assert markdown_text('"said" it\'s') == '"said" it\'s', "quotes need no escaping in Markdown text"
 
 
 def test_markdown_text_renders_as_the_text_itself():

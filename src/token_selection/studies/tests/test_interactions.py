@@ -10,6 +10,7 @@ from token_selection.studies import interactions as it
 from token_selection.studies.intervals import bootstrap_interval
 from token_selection.theory.importance import signed_frequency
 from token_selection.theory.model import CLSAttention
+from token_selection.theory.one_step import one_step_embeddings, step_size_from_alpha
 
 
 def test_negation_data_hide_every_signed_frequency_and_negate_by_the_not_token():
@@ -36,10 +37,12 @@ def test_negation_data_defaults_types_and_every_marked_word():
 
 
 def test_negation_data_refuse_too_short_sequences_or_too_few_tokens():
-    with pytest.raises(ValueError, match="T"):
+    with pytest.raises(ValueError, match="^T must be an integer >= 3, got 2$"):
         it.make_negation_data(3, 2, 12)
-    with pytest.raises(ValueError, match="groups"):
+    with pytest.raises(ValueError, match="^groups must be an integer >= 1, got 0$"):
         it.make_negation_data(0, 4, 12)
+    with pytest.raises(ValueError, match="^k must be an integer >= 1, got 0$"):
+        it.make_negation_data(3, 4, 12, k=0)
     with pytest.raises(ValueError, match="at least one filler after 5 marked tokens, got 5"):
         it.make_negation_data(3, 4, 5, k=2)
     assert it.make_negation_data(3, 3, 6, k=2).X.max() == 5, "2k + 2 tokens leave exactly one filler"
@@ -119,3 +122,24 @@ def test_protocol_names_the_settings():
     for part in ("100 groups, T=8, V=40, 2 good and 2 bad tokens", "d=32", "8 eta*", "300 steps, lr 0.05",
                  "every signed frequency exactly 0"):  # fmt: skip
         assert part in it.NEGATION_PROTOCOL
+
+
+def test_a_run_draws_train_and_test_from_its_seed_with_its_k_and_steps_the_seeds_float64_model(monkeypatch):
+    drawn, draw = [], it.make_negation_data
+
+    def recording(groups, T, vocab_size, *, k, seed):
+        drawn.append((groups, T, vocab_size, k, seed))
+        return draw(groups, T, vocab_size, k=k, seed=seed)
+
+    monkeypatch.setattr(it, "make_negation_data", recording)
+    settings = dict(SMALL, k=3, joint_steps=0)
+    out = it.negation_run(settings, seed=2)
+    assert drawn == [(30, 8, 40, 3, 4), (30, 8, 40, 3, 5)], "train from seed 2 * seed, test from 2 * seed + 1"
+    # the control's one step, by hand: the seed's float64 initialisation, eta from the sentiment labels
+    train, test = it.make_negation_data(30, 8, 40, k=3, seed=4), it.make_negation_data(30, 8, 40, k=3, seed=5)
+    eta = 8.0 * step_size_from_alpha(signed_frequency(train.X, train.sentiment, 40), 32)
+    model = CLSAttention(40, 32, seed=2, dtype=torch.float64)
+    model.E.data.copy_(one_step_embeddings(model, train.X, train.sentiment, eta))
+    expected = it.marked_signal_to_noise(model.token_values().detach(), 3)
+    assert out["control_signal_to_noise"] == pytest.approx(expected, rel=1e-12)
+    assert out["control_one_step_test_accuracy"] == it.accuracy(model, test.X, test.sentiment)

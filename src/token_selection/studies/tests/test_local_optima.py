@@ -8,8 +8,12 @@ import pytest
 import torch
 
 from token_selection.studies import local_optima as lo
+from token_selection.theory.importance import signed_frequency
+from token_selection.theory.max_margin import solve_max_margin
 from token_selection.theory.model import CLSAttention
+from token_selection.theory.one_step import one_step_embeddings, step_size_from_alpha
 from token_selection.theory.synthetic import make_synthetic
+from token_selection.theory.training import log_spaced_steps
 
 X = torch.tensor([[0, 2, 3], [1, 3, 4], [0, 4, 2]])
 Y = torch.tensor([1, -1, -1])
@@ -113,3 +117,56 @@ def test_a_trajectory_is_recorded_at_increasing_steps(case):
     assert (path["step"][1:] > path["step"][:-1]).all()
     for name in ("v", "all_relevant"):
         assert path[name].shape == path["step"].shape and (abs(path[name]) <= 1 + 1e-12).all()
+
+
+def test_violations_are_counted_over_sequences_not_positions():
+    # two sequences of three tokens (n != T): sequence 1's tight pair (3, 1) breaks Definition 2, as above
+    selected = lo.one_sided_selection(X[:2], Y[:2], RELEVANT[:2], VALUES, keep=1)
+    every = SimpleNamespace(pairs=torch.tensor([[0, 2], [3, 1], [3, 4]]), active=torch.tensor([True] * 3))
+    assert lo.local_optimality_violations(every, X[:2], Y[:2], selected, VALUES) == 1
+
+
+def test_a_case_steps_by_its_ratio_times_eta_star_and_keeps_the_keep_negative_solution():
+    half = lo.global_local_case(DATA.X, DATA.y, DATA.relevant, 32, 0.5, seed=1)
+    initial = CLSAttention(20, 32, seed=1, dtype=torch.float64)
+    eta = 0.5 * step_size_from_alpha(signed_frequency(DATA.X, DATA.y, 20), 32)
+    assert torch.allclose(half.model.E.detach(), one_step_embeddings(initial, DATA.X, DATA.y, eta), rtol=0, atol=1e-12)
+    E, values = half.model.E.detach(), half.model.token_values().detach()
+    solutions = {
+        keep: solve_max_margin(E, DATA.X, lo.one_sided_selection(DATA.X, DATA.y, DATA.relevant, values, keep)) for keep in (1, -1)
+    }
+    assert abs(solutions[1].margin - solutions[-1].margin) > 1e-6, "the fixture must tell the two one-sided margins apart"
+    assert half.bad_margin == pytest.approx(solutions[-1].margin, rel=1e-12)
+    negative = lo.one_sided_selection(DATA.X, DATA.y, DATA.relevant, values, -1)
+    assert half.violations == lo.local_optimality_violations(solutions[-1], DATA.X, DATA.y, negative, values)
+
+
+def test_start_points_follow_their_seed_and_defaults(case):
+    gen = torch.Generator().manual_seed(10_000 + 3)
+    direction = torch.randn(32, generator=gen, dtype=torch.float64)
+    assert torch.allclose(lo.start_point(case, "random", 3), 1e-2 * direction / direction.norm() / 32**0.5, rtol=0, atol=1e-15)
+    assert torch.equal(lo.start_point(case, "near_bad", 3), lo.start_point(case, "near_bad", 3, start_norm=2.0, noise=0.3))
+
+
+def test_a_trajectory_records_cos_p_v_and_about_thirty_points_by_default(case):
+    p0 = lo.start_point(case, "near_bad", 2)
+    path = lo.run_trajectory(case, DATA.X, DATA.y, p0, steps=60, lr=0.3)
+    v = case.model.v.detach()
+    assert path["v"][0] == pytest.approx(float(p0 @ v / (p0.norm() * v.norm())), abs=1e-12)
+    assert path["step"].tolist() == sorted(log_spaced_steps(60, 30))
+
+
+def test_a_trajectory_ends_where_training_stops_at_the_float64_floor(case, monkeypatch):
+    calls = []
+
+    def stopping(model, X, y, **options):  # the second piece stops after one of its steps
+        calls.append(options["steps"])
+        model.p.data.add_(0.1 * model.v.detach())
+        if len(calls) == 2:
+            return SimpleNamespace(stop_reason="stopped at step 1: |grad| is below its rounding error", step=[0, 1])
+        return SimpleNamespace(stop_reason=f"ran all {options['steps']} steps", step=[0, options["steps"]])
+
+    monkeypatch.setattr(lo, "train_cls", stopping)
+    path = lo.run_trajectory(case, DATA.X, DATA.y, lo.start_point(case, "random", 2), steps=30, lr=0.3, points=5)
+    assert calls == [1, 1] and path["step"].tolist() == [0, 1, 2]
+    assert set(path) == {"step", "v", "all_relevant", "keep_positive", "keep_negative"}
