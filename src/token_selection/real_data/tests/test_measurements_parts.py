@@ -124,8 +124,14 @@ def test_binary_metrics_measure_values_and_scores_each_against_the_gap():
         assert curve["bin_mean"] == pytest.approx(binned.mean.tolist()) and curve["bin_std"] == pytest.approx(binned.std.tolist())
         assert curve["mean_bin_std"] == pytest.approx(float(np.average(binned.std, weights=binned.count)))
         assert sum(curve["bin_count"]) == metrics["tokens_with_gap"]
+        bins = classify_shape(binned.centres, binned.mean, n_boot=30, seed=4)
+        assert curve["bin_shape"] == bins.shape and same_verdict(curve["bin_verdict"], bins.as_dict())
     assert metrics["values"]["verdict"]["n_boot"] == 30
     assert metrics["values"]["shape"] != metrics["scores"]["shape"]  # a rising line and a parabola: told apart
+    assert "p_norm" not in metrics, "a model without p states no norm"
+    scored = _StandIn(values, scores)
+    scored.p = torch.nn.Parameter(torch.tensor([0.3, -0.4]))
+    assert binary_metrics(scored, data, min_count=25, n_boot=30, seed=4)["p_norm"] == pytest.approx(0.5)
     # three words are seen exactly 25 times: kept at min_count 25, dropped at 26
     fewer = binary_metrics(_StandIn(values, scores), data, min_count=26, n_boot=30, seed=4)
     assert fewer["tokens_with_gap"] == metrics["tokens_with_gap"] - 3
@@ -274,6 +280,10 @@ def test_token_spread_over_the_tokens_with_a_gap():
     assert spread["token_range"] == pytest.approx(high - low)
     with pytest.raises(ValueError, match="equal length"):
         token_spread(x[:3], values)
+    with pytest.raises(ValueError, match="^x must be a torch.Tensor or numpy array, got list$"):
+        token_spread([0.1, 0.2], values[:2])
+    with pytest.raises(ValueError, match="^quantity must be a torch.Tensor or numpy array, got list$"):
+        token_spread(x[:2], [1.0, 2.0])
     with pytest.raises(ValueError, match="at least 2 tokens"):
         token_spread(torch.tensor([0.1, float("nan")]), torch.tensor([1.0, 2.0]))
     assert token_spread(torch.tensor([0.1, 0.2]), torch.tensor([1.0, 2.0]))["token_std"] == pytest.approx(0.5)
@@ -290,5 +300,22 @@ def test_p_norm_reads_p_or_the_second_layers_p2():
     two = nn.Module()
     two.p1, two.p2 = nn.Parameter(torch.tensor([100.0])), nn.Parameter(torch.tensor([0.0, 2.0]))
     assert p_norm(two) == pytest.approx(2.0)
-    with pytest.raises(TypeError, match="no attention vector p"):
+    with pytest.raises(TypeError, match="^Module has no attention vector p \\(or p2\\) to measure$"):
         p_norm(nn.Module())
+    plain = nn.Module()
+    plain.p = 3.0  # an attribute named p that is no tensor scores nothing
+    with pytest.raises(TypeError, match="^Module has no attention vector p"):
+        p_norm(plain)
+
+
+def test_a_curve_is_judged_on_its_bins_once_ten_bins_are_filled():
+    from token_selection.real_data.measurements import _curve
+    from token_selection.theory.shape import MIN_TOKENS
+
+    centres = torch.tensor(REBUTTAL_BIN_CENTRES, dtype=torch.float64)
+    for filled, judged in ((MIN_TOKENS, True), (MIN_TOKENS - 1, False)):
+        x = centres[:filled].repeat(2)  # two tokens in each of the first bins
+        quantity = x**2 + torch.linspace(0.0, 0.01, x.numel(), dtype=torch.float64)
+        curve = _curve(x, quantity, n_boot=30, seed=0)
+        assert sum(c > 0 for c in curve["bin_count"]) == filled
+        assert ("bin_verdict" in curve) is judged and ("bin_shape" in curve) is judged, filled
