@@ -70,6 +70,8 @@ def score_std(metrics: dict[str, Any]) -> list[float]:
         return []
     n = np.asarray(curve["bin_count"], float)
     mean, std = np.asarray(curve["bin_mean"], float), np.asarray(curve["bin_std"], float)
+    filled = n > 0  # an empty bin has no mean or std (NaN) and no weight: it is left out, not pooled as NaN
+    n, mean, std = n[filled], mean[filled], std[filled]
     grand = float(np.average(mean, weights=n))
     return [math.sqrt(float(np.average(std**2 + (mean - grand) ** 2, weights=n)))]
 

@@ -62,6 +62,8 @@ def test_score_std_kept_per_seed_or_pooled_from_the_bins():
     grand = np.average(means, weights=counts)
     expected = math.sqrt(np.average(np.array(stds) ** 2 + (np.array(means) - grand) ** 2, weights=counts))
     assert pooled == pytest.approx(expected) and pooled > 0.2, "the outlying bin's mean adds to the within-bin std"
+    empty = curve(means=[*means, math.nan], stds=[*stds, math.nan], counts=[*counts, 0])
+    assert score_std({"scores": empty}) == [pytest.approx(expected)], "an empty bin is left out, not pooled as NaN"
     assert score_std({"scores": {"shape": "flat"}}) == []
 
 
