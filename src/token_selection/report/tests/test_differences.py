@@ -117,15 +117,29 @@ def test_headlines_choose_their_words(records):
     assert "shows no U" in df.headlines("fast")[1], "an effect equal to the control's does not clear it"
     one_layer("one_step_frozen", 0.5, 0.5, _scores("U-shaped", 0.0, -0.9, 0.19))
     assert "IMDB: 1 flat (by significance alone: 1 U-shaped, strongest U's weaker arm 0.19)" in df.headlines("fast")[1]
+    # a U by significance whose arms the record did not keep, and verdicts on the bin means beside both arms'
+    unkept = {"shape": "U-shaped", "verdict": {"shape": "U-shaped", "spearman": 0.0}, "bin_verdict": {"shape": "U-shaped"}}
+    one_layer("one_step_frozen", 0.5, 0.5, unkept)
+    one_layer("frozen_random", 1.0, 1.0, {**_scores("flat"), "bin_verdict": {"shape": "decreasing"}}, accuracy=0.7)
+    line = df.headlines("fast")[1]
+    assert line.startswith("- **One step, then freezing: 1 of 1 runs are U-shaped by significance, effect not kept**: ")
+    assert line.endswith(
+        "reads IMDB: 1 U-shaped (effect not kept) (on the 20 bin means: 1 U-shaped), against the control's 1 flat "
+        "(on the 20 bin means: 1 decreasing)."
+    )
+    one_layer("one_step_frozen", 0.5, 0.5, {**unkept, "verdict": {"shape": "flat", "spearman": 0.0}, "shape": "flat"})
+    assert df.headlines("fast")[1].startswith(
+        "- **After one step then freezing, E_s . p shows no U beyond the minimum effect or the random-E control**: read "
+    ), "a flat run whose effect was not kept is no U"
 
 
-def _arm(records_dir, mode, seeds, ids=None, **per_seed):
+def _arm(records_dir, mode, seeds, ids=None, dataset="toy", **per_seed):
     per_seed.setdefault("scores.shape", ["flat"] * seeds)
     per_seed.setdefault("scores.verdict.spearman", [0.0] * seeds)
     shapes = per_seed["scores.shape"]
     per_seed.setdefault("scores.verdict.left_spearman", [-0.5 if s == "U-shaped" else math.nan for s in shapes])
     per_seed.setdefault("scores.verdict.right_spearman", [0.5 if s == "U-shaped" else math.nan for s in shapes])
-    write_record(f"toy-one_layer-{mode}", "full", protocol="toy", settings={"mode": mode},
+    write_record(f"{dataset}-one_layer-{mode}", "full", protocol="toy", settings={"mode": mode},
                  metrics={"per_seed": per_seed, "test_accuracy": per_seed["test_accuracy"][0],
                           "scores": _scores(shapes[0])}, seeds=ids)  # fmt: skip
 
@@ -146,6 +160,36 @@ def test_arm_differences_pair_seeds_and_count_shapes(records):
     assert found["accuracy"]["joint"]["value"] == pytest.approx(0.88)
     assert found["gaps"]["joint"] == pytest.approx(100 * (0.88 - 0.95))
     assert found["gaps"]["frozen_random"] == pytest.approx(0.0, abs=1e-9)
+
+
+def test_arm_differences_read_the_bins_of_every_dataset_and_the_converged_arm_of_imdb_alone(records, monkeypatch):
+    asked = []
+
+    def diagnosis(name, scale):
+        asked.append((name, scale))
+        return {"record": name}
+
+    def converged_std_ratio(quantity, dataset):
+        return lambda metrics: {"quantity": quantity, "dataset": dataset, "arm": metrics[df.CONVERGED], "records": len(metrics)}
+
+    monkeypatch.setattr(df, "diagnosis", diagnosis)
+    monkeypatch.setattr(df, "converged_std_ratio", converged_std_ratio)
+    spreads = {"values.mean_bin_std": [1.0, 1.0], "scores.mean_bin_std": [1.0, 1.0]}
+    for dataset in ("imdb", "toy"):
+        _arm(records, "joint", 2, dataset=dataset, test_accuracy=[0.9, 0.9], **spreads)
+        _arm(records, "one_step_frozen", 2, dataset=dataset, test_accuracy=[0.8, 0.8],
+             **{**spreads, "scores.bin_shape": ["U-shaped", "flat"]})  # fmt: skip
+        _arm(records, "frozen_random", 2, dataset=dataset, test_accuracy=[0.7, 0.7],
+             **{"scores.bin_shape": ["decreasing", "flat"]})  # fmt: skip
+    imdb = df.arm_differences("imdb", "full")
+    assert asked == [(df.CONVERGED, "full")]
+    assert imdb["converged"] == {
+        q: {"quantity": q, "dataset": "imdb", "arm": {"record": df.CONVERGED}, "records": 4} for q in ("values", "scores")
+    }, "each quantity's ratio, read from the three arms' metrics and the converged record"
+    assert imdb["step_bins"] == ["U-shaped", "flat"] and imdb["control_bins"] == ["decreasing", "flat"]
+    toy = df.arm_differences("toy", "full")
+    assert "converged" not in toy and asked == [(df.CONVERGED, "full")], "the converged arm trains on IMDB alone"
+    assert toy["step_bins"] == ["U-shaped", "flat"]
 
 
 def test_arm_differences_compare_one_step_with_frozen_random_seed_by_seed(records):
@@ -320,6 +364,22 @@ def test_arm_difference_texts_show_intervals_counts_and_readings():
     assert texts["trained"] == texts["frozen"] == "88.5 [88.3, 88.6] % (3 seeds)"
     assert texts["one_step"] == "90.0 [88.3, 88.6] % (3 seeds)"
     assert texts["step_against_frozen"].startswith("above the embeddings frozen at random by 1.5")
+    assert texts["converged_values"] == texts["converged_scores"] == "not run (IMDB only)"
+    assert texts["reading_values"].endswith("(joint training to convergence was run on IMDB only)")
+    # with the converged arm (IMDB) and the verdicts on the bin means, each text reads its own quantity's
+    converged = {
+        "values": dict(interval, value=4.0, low=3.0, high=5.0, budget="32", plateau_seeds=3),
+        "scores": dict(interval, value=0.8, low=0.7, high=0.9, budget="16", plateau_seeds=1),
+    }
+    binned = dict(found, converged=converged, step_bins=["U-shaped"] * 3, control_bins=["flat", "decreasing", "flat"])
+    texts = df.arm_difference_texts(binned)
+    assert texts["step_shapes"] == "2 flat, 1 U-shaped (on the 20 bin means: 3 U-shaped)"
+    assert texts["control_shapes"].endswith("; on the 20 bin means: 2 flat, 1 decreasing)")
+    assert texts["converged_values"] == "4.00 [3.00, 5.00] (3 seeds), 32 epochs, at the training-loss plateau in all 3 seeds"
+    assert texts["converged_scores"] == "0.80 [0.70, 0.90] (3 seeds), 16 epochs, at the training-loss plateau in 1 of 3 seeds"
+    assert texts["reading_values"] == df.ratio_reading(interval, converged["values"])
+    assert "end of 32 epochs" in texts["reading_values"] and "end of 16 epochs" in texts["reading_scores"]
+    assert texts["one_step"] == "90.0 [88.3, 88.6] % (3 seeds)"
 
 
 def test_readings_words_add_the_bins_verdicts_and_say_how_many_seeds_kept_them():
@@ -475,6 +535,11 @@ def test_shape_sentence_names_budgets_that_kept_one_model_and_a_model_that_does_
         in sentence
     )
     assert "near uniform" not in df.shape_sentence({"rows": rows}, "mlp", [0.1, 0.5])
+    assert df.selection_sentence([0.05, 0.5], "lstm") == (
+        " [ours] The lstm model's attention is near uniform in 1 of 2 seeds kept: the std of its scores over tokens is "
+        "0.050 at most, below 0.1, so two tokens one std apart get weights within a few percent of each other. It does "
+        "not select, and the shape of its scores is not read as a finding."
+    ), "a kind without a display name is named by its key"
     assert "kept the same model" not in df.shape_sentence({"rows": [dict(r, test_accuracy=None) for r in rows]}, "mlp")
 
 
@@ -542,6 +607,11 @@ def test_why_differs_hands_each_claim_its_own_diagnosis(records):
     assert df.why_differs("mlp_scores", "fast") == df.shape_sentence({"rows": rows}, "mlp")
     assert "No run is U-shaped" in df.why_differs("key_query_scores", "fast")
     assert "one shape at every training length and draw" in df.why_differs("mlp_scores", "fast")
+    # with the kind's joint record, its token-score spread says whether its attention selects at all
+    spread = {"scores": {"shape": "flat"}, "per_seed": {"scores.token_std": [0.04, 0.3]}}
+    write_record("imdb-mlp-joint", "fast", protocol="p", settings={}, metrics=spread)
+    assert df.why_differs("mlp_scores", "fast") == df.shape_sentence({"rows": rows}, "mlp", [0.04, 0.3])
+    assert "The MLP model's attention is near uniform in 1 of 2 seeds kept" in df.why_differs("mlp_scores", "fast")
     assert (
         df.why_differs("frozen_accuracy", "fast") == "No fast record diagnosis-frozen_capacity yet: produce it with make records."
     )
@@ -775,6 +845,13 @@ def test_the_vocabulary_sentence_names_both_readings_and_the_accuracies():
         "sources state neither, and the full preset matches the size by keeping the most frequent words instead."
     )
     assert "5,424 tokens seen" in df.vocabulary_sentence(m, target=5424)
+    # counts in numeric order (2 before 10, which text order would swap), and "times" from 2 on
+    m["matches"]["2"] = {**match, "limit": 900, "vocabulary": 7_765, "all_vocabulary": 41_000}
+    assert df.vocabulary_sentence(m).startswith(
+        "[ours] Words seen at least 1 time: 73,004 in all 25,000 training reviews; a draw of 440 of them comes closest "
+        "to 7,766 (7,760 words); words seen at least 2 times: 41,000 in all 25,000 training reviews; a draw of 900 of "
+        "them comes closest to 7,766 (7,765 words); words seen at least 10 times:"
+    )
 
 
 def test_the_converged_shape_sentence_gives_each_budget_its_verdict_and_a_us_arms(records):
@@ -846,6 +923,13 @@ def test_failing_seeds_sentence_names_the_seeds_by_the_course_thresholds(records
     passing = dict(sweep, cos=[1.0] * 4, min_attention=[1.0] * 4)
     write_record("report-theory", "fast", protocol="p", settings={}, metrics={"seed_sweep_d512": passing})
     assert df.why_differs("selection", "fast") == ""
+    # one test failed alone still gets its sentence
+    only_direction = dict(passing, cos=[1.0, 1.0, 0.5, 1.0])
+    write_record("report-theory", "fast", protocol="p", settings={}, metrics={"seed_sweep_d512": only_direction})
+    assert df.why_differs("selection", "fast").startswith("[ours] At d = 512, seeds [] miss the selection, seeds [2] the")
+    only_selection = dict(passing, min_attention=[1.0, 0.5, 1.0, 1.0])
+    write_record("report-theory", "fast", protocol="p", settings={}, metrics={"seed_sweep_d512": only_selection})
+    assert df.why_differs("selection", "fast").startswith("[ours] At d = 512, seeds [1] miss the selection, seeds [] the")
 
 
 def test_the_global_reason_ends_with_what_the_finer_discretisation_found(records):
