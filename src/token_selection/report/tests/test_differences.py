@@ -777,6 +777,12 @@ def test_the_early_stopped_budgets_that_kept_one_epoch_are_named_as_one_model():
     spreads["joint"]["8"]["best_epoch"] = 3
     assert df._same_models(spreads) == ""
     assert df._same_models({"joint": {"3": {}, "8": {}}}) == ""  # an older record without best epochs names nothing
+    # budgets in numeric order (8 before 16, which text order would swap), and two groups side by side
+    groups = {"joint": {"16": {"best_epoch": 2}, "8": {"best_epoch": 2}, "3": {"best_epoch": 1}, "4": {"best_epoch": 1}}}
+    assert df._same_models(groups) == (
+        " (the early-stopped budgets of 3 and 4 epochs all kept epoch 1: one model)"
+        " (the early-stopped budgets of 8 and 16 epochs all kept epoch 2: one model)"
+    )
 
 
 def test_the_converged_sentence_in_full_on_the_band_edges():
