@@ -6,12 +6,16 @@
    2.13.0 CPU wheel, the only torch this machine can install (Colab has 2.11 with CUDA).
 2. A stand-in ``google.colab`` module (``ci/google_colab.py``) is installed there and imported at
    kernel start, as Colab does, so each chapter's first cell takes its Colab branch.
-3. Each chapter is copied alone into an empty folder (Colab opens a notebook without the
-   repository around it) and run under nbval. Its first cell installs the course exactly as in
-   Colab (its ``pip install`` line), with ``COURSE_PACKAGE`` pointing at a copy of the working
-   tree instead of the repository address.
-4. Afterwards every package of the list must still have Colab's version: the course's ranges
-   must not make the installer replace what Colab already has.
+3. Each chapter is a reader's first visit: before it, the environment goes back to what it was
+   when built (the course and whatever an earlier chapter's install brought are uninstalled,
+   a version it changed is put back), and the course must not be importable. The chapter is
+   copied alone into an empty folder (Colab opens a notebook without the repository around it)
+   and run under nbval. Its first cell installs the course exactly as in Colab (its
+   ``pip install`` line), with ``COURSE_PACKAGE`` pointing at a copy of the working tree
+   instead of the repository address, imports it and checks that no package it had imported
+   before changed.
+4. After every chapter every package of the list must still have Colab's version: the course's
+   ranges must not make the installer replace what Colab already has.
 
 What it cannot check: a GPU, Colab's Python and torch builds, and Colab's own front end (how it
 renders widgets and plotly figures).
@@ -136,16 +140,54 @@ def probe_kernel(python: Path, env: dict[str, str], venv: Path) -> None:
         raise RuntimeError(f"the kernel does not have Colab's versions (wanted, found): {wrong}")
 
 
-def changed_versions(python: Path) -> dict[str, tuple[str, str | None]]:
-    """Packages of the list whose installed version is no longer Colab's: name -> (Colab's, now)."""
+def installed_distributions(python: Path) -> dict[str, str]:
+    """Every distribution installed in ``python``'s environment: lower-case name -> version."""
     listing = subprocess.run(
         [str(python), "-m", "pip", "list", "--format=json", "--disable-pip-version-check"],
         capture_output=True,
         text=True,
         check=True,
     ).stdout
-    installed = {item["name"].lower(): item["version"] for item in json.loads(listing)}
+    return {item["name"].lower(): item["version"] for item in json.loads(listing)}
+
+
+def changed_versions(python: Path, installed: dict[str, str] | None = None) -> dict[str, tuple[str, str | None]]:
+    """Packages of the list whose installed version is no longer Colab's: name -> (Colab's, now).
+
+    ``installed`` defaults to what ``python``'s environment holds now.
+    """
+    installed = installed_distributions(python) if installed is None else installed
     return {name: (version, installed.get(name)) for name, version in colab_versions().items() if installed.get(name) != version}
+
+
+def course_origin(python: Path, env: dict[str, str], cwd: Path) -> str | None:
+    """Where ``python``, started in ``cwd`` with ``env``, would import the course from; None where it cannot."""
+    code = "import importlib.util\nspec = importlib.util.find_spec('token_selection')\nprint(spec.origin if spec else '')"
+    found = subprocess.run([str(python), "-c", code], cwd=cwd, env=env, capture_output=True, text=True, check=True)
+    return found.stdout.strip() or None
+
+
+def first_visit(python: Path, pristine: dict[str, str], env: dict[str, str], cwd: Path, uv: str | None = None) -> None:
+    """Bring ``python``'s environment back to ``pristine`` (name -> version), as a reader's first visit finds Colab.
+
+    Every distribution not in ``pristine`` (the course, and what its install brought) is
+    uninstalled, and one whose version changed gets its ``pristine`` version back. Raises
+    ``RuntimeError`` naming where the course would still be imported from, in ``cwd`` with
+    ``env``: the chapter's first cell must install it, as it does for a reader.
+    """
+    now = installed_distributions(python)
+    extra = sorted(set(now) - set(pristine))
+    if extra:
+        subprocess.run([str(python), "-m", "pip", "uninstall", "-y", "-q", *extra], env=env, check=True)
+    back = [f"{name}=={version}" for name, version in sorted(pristine.items()) if now.get(name) != version]
+    if back:
+        subprocess.run([*install_command(python, uv), *back], check=True, env=uv_environment())
+    origin = course_origin(python, env, cwd)
+    if origin is not None:
+        raise RuntimeError(
+            f"the course is importable ({origin}) before the chapter's first cell installs it: "
+            f"a first visit to a chapter in Colab starts without it"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -160,7 +202,8 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         raise ValueError(f"no such notebook: {', '.join(missing)}")
 
-    python = ensure_venv(args.venv.resolve(), find_uv())
+    uv = find_uv()
+    python = ensure_venv(args.venv.resolve(), uv)
     if args.venv_only:
         changed = changed_versions(python)
         for name, (colab, now) in changed.items():
@@ -173,13 +216,16 @@ def main(argv: list[str] | None = None) -> int:
         source = snapshot(work / "repository")
         env = kernel_environment(args.venv.resolve(), f"token_selection @ {source.as_uri()}")
         probe_kernel(python, env, args.venv.resolve())
-        failed = []
+        pristine = installed_distributions(python)
+        pristine.pop("token-selection", None)  # left by an earlier run that stopped half-way
+        pristine.pop("token_selection", None)
+        failed, changed = [], {}
         for path in notebooks:
-            # Each chapter gets a fresh Colab session: the course is not installed yet, and the
-            # chapter sits alone in an empty folder (Colab's /content), with no repository around it.
-            subprocess.run([str(python), "-m", "pip", "uninstall", "-y", "-q", "token_selection"], env=env, check=True)
+            # Each chapter is a reader's first visit: Colab's packages, the course not installed
+            # yet, the chapter alone in an empty folder (Colab's /content), no repository around it.
             content = work / "content" / path.stem
             content.mkdir(parents=True)
+            first_visit(python, pristine, env, content, uv)
             shutil.copy(path, content / path.name)
             command = [
                 str(python), "-m", "pytest", "--nbval-lax", f"--nbval-cell-timeout={args.cell_timeout}",
@@ -188,7 +234,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"colab-check: {path.name}", flush=True)
             if subprocess.run(command, cwd=content, env=env).returncode:
                 failed.append(path.name)
-    changed = changed_versions(python)
+            changed.update(changed_versions(python))
+        first_visit(python, pristine, env, work, uv)  # leave the environment as built, for the next run
     for name, (colab, now) in changed.items():
         print(f"installing the course changed Colab's {name} {colab} -> {now}: widen its range in pyproject.toml")
     print(

@@ -185,12 +185,21 @@ def test_the_workflows_set_up_the_locked_uv_with_its_cache():
         assert setup[0]["with"]["enable-cache"] is True
 
 
-def build_wheel(folder: Path, name: str = "hash_probe", version: str = "1.0", requires: tuple[str, ...] = ()) -> Path:
-    """A minimal pure-Python wheel that requires ``requires``, built offline: pip installs it without a build step."""
+def build_wheel(
+    folder: Path,
+    name: str = "hash_probe",
+    version: str = "1.0",
+    requires: tuple[str, ...] = (),
+    modules: dict[str, str] | None = None,
+) -> Path:
+    """A minimal pure-Python wheel that requires ``requires``, built offline: pip installs it without a build step.
+
+    ``modules`` maps the paths of its files to their text (default: a package ``name`` of one line).
+    """
     info = f"{name}-{version}.dist-info"
     metadata = "".join(f"Requires-Dist: {requirement}\n" for requirement in requires)
     files = {
-        f"{name}/__init__.py": "VALUE = 1\n",
+        **(modules or {f"{name}/__init__.py": "VALUE = 1\n"}),
         f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n{metadata}",
         f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
     }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -237,3 +238,34 @@ def test_in_colab_an_install_that_changes_only_packages_not_imported_needs_no_re
     assert "Restart" not in result.stdout + result.stderr
     assert "on CPU (no GPU found); compute scale: fast" in result.stdout
     assert "%env TOKEN_SELECTION_SCALE=full" in result.stdout
+
+
+def course_wheel(root: Path, requires: tuple[str, ...] = ()) -> Path:
+    """A wheel of the course as the set-up cell needs it (its ending's modules, no heavy ``__init__``)."""
+    modules = {"token_selection/__init__.py": "from ._version import __version__\nfrom .setup_check import finish_setup\n"}
+    for module in ("setup_check.py", "_version.py", "scale.py"):
+        modules[f"token_selection/{module}"] = (ROOT / "src" / "token_selection" / module).read_text()
+    return build_wheel(root, "token_selection", "1.0.0", requires=requires, modules=modules)
+
+
+@pytest.mark.parametrize("imports", [("google.colab",), ("google.colab", "six")])
+def test_a_first_visit_asks_for_a_restart_only_for_a_package_imported_before(session, tmp_path, imports):
+    # a reader's first visit: the course is not installed; the cell installs it (it needs six>=1.17)
+    root, python, pip, env = session
+    subprocess.run([*pip, "six==1.16.0"], check=True)
+    subprocess.run([str(python), "-m", "pip", "uninstall", "-y", "-q", "token_selection"], check=True)
+    (tmp_path / "torch.py").write_text("class cuda:\n    is_available = staticmethod(lambda: False)\n")
+    wheel = course_wheel(tmp_path / "wheel", requires=("six>=1.17",))
+    first = {**env, "PYTHONPATH": str(tmp_path), "COURSE_PACKAGE": str(wheel)}  # no copy of the course on the path
+    try:
+        result = run_cell(tmp_path, str(python), first, imports=imports)
+    finally:
+        subprocess.run([str(python), "-m", "pip", "uninstall", "-y", "-q", "token_selection"], check=True)
+    if "six" in imports:
+        assert result.returncode == 1, result.stdout + result.stderr
+        error = result.stderr.strip().splitlines()[-1]
+        assert error.startswith("RestartRequired:") and re.search(r"\bsix 1\.16\.0 -> 1\.\d+", error), error
+        assert "token" not in error, "the course was imported after it was installed"
+    else:
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "token_selection 1.0.0 on CPU (no GPU found); compute scale: fast" in result.stdout

@@ -13,10 +13,17 @@ the version of every installed distribution, as Python would import it, then ins
 
 ``finish_setup`` first stops the cell when that ``!pip`` line failed (pip's messages are shown
 above it), then compares that record with what is installed now, restricted to distributions
-that provide a module already in ``sys.modules``: when one changed it stops the cell and asks
-for a restart, naming each change; otherwise it prints one line (the package version, the
-device, the compute scale and how to choose the paper's). Outside Colab nothing is installed,
-so nothing changes and only that line is printed.
+that were installed before (named in the record) and provide a module in ``sys.modules``: when
+one changed it stops the cell and asks for a restart, naming each change; otherwise it prints
+one line (the package version, the device, the compute scale and how to choose the paper's).
+Outside Colab nothing is installed, so nothing changes and only that line is printed.
+
+Only a module imported before the install can be stale, but ``sys.modules`` also holds what was
+imported after it: the course itself and the modules its import loads. A distribution missing
+from the record was not installed, so nothing imported before came from it: the course on a
+reader's first visit, or a package the install brought in, never asks for a restart. The course's
+import and this check load only the standard library and the course's own modules (a test keeps
+it so), so no other distribution's module is first imported between the install and the check.
 """
 
 from __future__ import annotations
@@ -141,21 +148,24 @@ def changed_imports(
     imported: Iterable[str] | None = None,
     provides: Callable[[str], set[str]] = distribution_modules,
 ) -> list[Change]:
-    """The distributions whose version differs from ``before`` and that provide a module already imported.
+    """The distributions installed before whose version changed and that provide an imported module.
 
     ``before`` maps distribution names to versions (recorded before installing); ``now``
     defaults to what is installed now (``installed_versions()``), ``imported`` to the names in
     ``sys.modules``, ``provides`` to ``distribution_modules``. Names are compared in their
-    normal form ("PyYAML" is "pyyaml"). A distribution that appeared, or disappeared, counts as
-    changed. The changes come sorted by name; an empty list means no restart is needed.
+    normal form ("PyYAML" is "pyyaml"). A distribution that was upgraded, downgraded or removed
+    counts as changed; one that appeared (missing from ``before``) does not, whatever is imported:
+    it was not installed, so no module imported before the install came from it (the course
+    itself, installed and then imported by a reader's first set-up cell, is such a one). The
+    changes come sorted by name; an empty list means no restart is needed.
     """
     old = _versions(before, "the record before installing")
     new = installed_versions() if now is None else _versions(now, "the versions installed now")
     loaded = set(sys.modules if imported is None else imported)
     changes = []
-    for name in sorted(old.keys() | new.keys()):
-        if old.get(name) != new.get(name) and provides(name) & loaded:
-            changes.append(Change(name, old.get(name), new.get(name)))
+    for name in sorted(old):
+        if old[name] != new.get(name) and provides(name) & loaded:
+            changes.append(Change(name, old[name], new.get(name)))
     return changes
 
 
@@ -216,8 +226,8 @@ def finish_setup(before: Mapping[str, str], *, in_colab: bool | None = None) -> 
     ``in_colab`` defaults to whether ``google.colab`` is imported; there the cell has just
     installed with a ``!pip`` line, and a non-zero exit status of that line raises
     ``RuntimeError`` (pip's messages are already shown above it). Raises ``RestartRequired``
-    (naming every change) when a distribution that provides an imported module changed; prints
-    ``summary_line`` otherwise.
+    (naming every change) when a distribution named in ``before`` that provides an imported
+    module changed (``changed_imports``); prints ``summary_line`` otherwise.
     """
     colab = "google.colab" in sys.modules if in_colab is None else in_colab
     status = last_shell_status() if colab else None

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import re
+import subprocess
 import sys
 import types
 from importlib import metadata
@@ -186,13 +188,54 @@ def test_only_changed_distributions_that_provide_an_imported_module_are_reported
     imported = ["sys", "six", "yaml", "numpy", "numpy._core", "google", "tqdm", "newcomer"]
     changes = changed_imports(BEFORE, now=NOW, imported=imported, provides=provides)
     assert changes == [
-        Change("newcomer", None, "0.3"),  # appeared, and a module of that name was already loaded
         Change("pyyaml", "6.0.1", "6.0.2"),  # imported as yaml
         Change("six", "1.16.0", "1.17.0"),
         Change("tqdm", "4.66.5", None),  # removed while imported
     ]
     # numpy is imported but unchanged; protobuf changed but only the google namespace was loaded;
-    # "unused" was removed but never imported
+    # "unused" was removed but never imported; "newcomer" was not installed before the install,
+    # so its module was imported from the new install, after it
+
+
+# A reader's first visit in Colab: the course is not installed; the install brings it and one
+# dependency Colab lacks ("fresh-dep"), and upgrades "six"; then the cell imports the course.
+COURSE_PROVIDES = {
+    "token-selection": {"token_selection", "token_selection.setup_check", "token_selection.scale"},
+    "fresh-dep": {"fresh_dep"},
+    "six": {"six"},
+    "numpy": {"numpy"},
+}
+COLAB = {"six": "1.16.0", "numpy": "2.0.2"}
+AFTER_INSTALL = {"six": "1.17.0", "numpy": "2.0.2", "token-selection": "1.0.0", "fresh-dep": "0.3"}
+COURSE_IMPORTED = ["token_selection", "token_selection.setup_check", "token_selection.scale"]
+
+
+def test_a_first_visit_that_imports_the_course_after_installing_it_needs_no_restart():
+    changes = changed_imports(COLAB, now=AFTER_INSTALL, imported=["numpy", *COURSE_IMPORTED], provides=COURSE_PROVIDES.get)
+    assert changes == []
+
+
+def test_a_package_the_install_brought_in_needs_no_restart_imported_or_not():
+    for imported in (["numpy"], ["numpy", "fresh_dep", *COURSE_IMPORTED]):
+        assert changed_imports(COLAB, now=AFTER_INSTALL, imported=imported, provides=COURSE_PROVIDES.get) == []
+
+
+def test_on_a_first_visit_a_package_imported_before_that_changed_is_still_named():
+    imported = ["six", "numpy", *COURSE_IMPORTED]  # six was imported at kernel start
+    changes = changed_imports(COLAB, now=AFTER_INSTALL, imported=imported, provides=COURSE_PROVIDES.get)
+    assert [(change.name, change.before, change.now) for change in changes] == [("six", "1.16.0", "1.17.0")]
+
+
+def test_a_package_imported_before_whose_version_did_not_change_needs_no_restart():
+    now = {**AFTER_INSTALL, "six": "1.16.0"}
+    assert changed_imports(COLAB, now=now, imported=["six", "numpy", *COURSE_IMPORTED], provides=COURSE_PROVIDES.get) == []
+
+
+def test_a_course_installed_and_imported_before_that_changed_asks_for_a_restart():
+    # the set-up cell run a second time in one session, after the course moved to a new version
+    before = {**AFTER_INSTALL, "token-selection": "0.9.0"}
+    changes = changed_imports(before, now=AFTER_INSTALL, imported=COURSE_IMPORTED, provides=COURSE_PROVIDES.get)
+    assert changes == [Change("token-selection", "0.9.0", "1.0.0")]
 
 
 def test_a_submodule_alone_counts_as_imported():
@@ -214,7 +257,8 @@ def test_the_modules_of_unchanged_distributions_are_never_looked_up():
         return PROVIDES[name]
 
     changed_imports(BEFORE, now=NOW, imported=["six"], provides=recording)
-    assert sorted(asked) == ["newcomer", "protobuf", "pyyaml", "six", "tqdm", "unused"]  # not numpy
+    # not numpy (unchanged), nor newcomer (not installed before: nothing imported came from it)
+    assert sorted(asked) == ["protobuf", "pyyaml", "six", "tqdm", "unused"]
 
 
 def test_by_default_the_check_reads_what_is_installed_and_imported_now():
@@ -363,6 +407,44 @@ def test_finish_setup_asks_for_a_restart_naming_the_change(monkeypatch, capsys):
     with pytest.raises(RestartRequired, match=r"pytest 0\.0\.1 -> .*Restart the kernel"):
         finish_setup(before, in_colab=False)
     assert capsys.readouterr().out == ""  # no summary line when the session must restart
+
+
+def test_finish_setup_on_a_first_visit_goes_on_though_the_course_it_installed_is_imported(monkeypatch, capsys):
+    # the course was not installed when the cell took its record; it is installed and imported now
+    monkeypatch.setenv("TOKEN_SELECTION_SCALE", "fast")
+    monkeypatch.setitem(sys.modules, "google.colab", types.ModuleType("google.colab"))
+    monkeypatch.setitem(sys.modules, "torch", fake_torch(False)[0])
+    before = installed_versions()
+    assert before.pop("token-selection") == token_selection.__version__
+    assert "token_selection" in sys.modules
+    finish_setup(before, in_colab=True)
+    assert capsys.readouterr().out.startswith(f"token_selection {token_selection.__version__} on CPU (no GPU found)")
+
+
+def test_finish_setup_on_a_first_visit_still_names_a_package_imported_before_that_changed(monkeypatch):
+    before = installed_versions()
+    del before["token-selection"]
+    before["pytest"] = "0.0.1"  # as if the install had upgraded pytest, imported before it
+    with pytest.raises(RestartRequired) as stop:
+        finish_setup(before, in_colab=True)
+    assert "pytest 0.0.1 -> " + metadata.version("pytest") in stop.value.code
+    assert "token-selection" not in stop.value.code and "token_selection" not in stop.value.code
+
+
+def test_the_course_import_and_the_check_load_only_the_standard_library_and_the_course():
+    # what they load is imported after the install: a distribution's module among it could be a
+    # fresh import of a changed package, which the check would count as imported before
+    code = (
+        "import sys\n"
+        "start = set(sys.modules)\n"
+        "import token_selection as ts\n"
+        "ts.finish_setup, ts.setup_check.changed_imports(ts.setup_check.installed_versions())\n"
+        "print(sorted({m.split('.')[0] for m in set(sys.modules) - start}))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = set(ast.literal_eval(result.stdout.strip()))
+    assert "token_selection" in loaded
+    assert loaded - {"token_selection"} - set(sys.stdlib_module_names) == set()
 
 
 def fake_ipython(monkeypatch, user_ns):
