@@ -20,7 +20,8 @@ record (``diagnosis-<name>.<scale>.json``, written by ``scripts/run_records.py``
 - ``matched_vocabulary``: the number of reviews whose own vocabulary has the rebuttal's size, and the
   trained and frozen accuracies on such a subset (``vocabulary_match``);
 - ``accuracy_reference``: a bag-of-words logistic regression (scikit-learn) on the same
-  split and the same tokens, to place the attention models' accuracies.
+  split and the same tokens, to place the attention models' accuracies;
+- ``one_step_direct`` (``one_step_direct``): the one step on E measured right after it, nothing retrained.
 
     metrics = DIAGNOSES["frozen_capacity"].run(DIAGNOSES["frozen_capacity"].settings("fast"))
 """
@@ -38,6 +39,9 @@ from ..theory.importance import bin_by_importance
 from ..theory.shape import classify_shape
 from .encoding import EncodedReviews, EncodedSplit
 from .measurements import mean_bin_std, rebuttal_bins, token_importance
+from .one_step_direct import DESCRIPTION as ONE_STEP_DIRECT_DESCRIPTION
+from .one_step_direct import RECORD as ONE_STEP_DIRECT
+from .one_step_direct import one_step_direct_settings, run_one_step_direct
 from .pipeline import load_data, preset_seeds, run_experiment
 from .settings import REBUTTAL_VOCABULARY, RealDataSettings, diagnosis_settings, real_data_settings
 from .vocabulary_match import matched_vocabulary_settings, run_matched_vocabulary
@@ -468,6 +472,8 @@ DIAGNOSES: dict[str, Diagnosis] = {
             "validation part) on the same reviews and first T tokens as the attention models.",
             (2.0, 0.5),
         ),
+        Diagnosis(ONE_STEP_DIRECT, one_step_direct_settings, run_one_step_direct, ONE_STEP_DIRECT_DESCRIPTION, (5.0, 2.5)),
     )
 }
-"""Every diagnosis, by record name."""
+"""Every diagnosis, by record name; ``one_step_direct`` is the abstract's one step measured on real reviews, run and
+checked for staleness the same way."""

@@ -1,4 +1,4 @@
-"""The real-data chapters' figures: importance profiles, selected tokens, shaded reviews.
+"""The real-data chapters' figures: importance profiles, selected tokens, shaded reviews, the one step right after it.
 
 A token's importance is its label posterior gap ``omega_s = P(1|s) - P(0|s)`` on the
 training reviews. ``E_s . v`` and ``E_s . p`` binned by it at the rebuttal's 20 bin
@@ -23,6 +23,7 @@ __all__ = [
     "attention_html",
     "importance_profile",
     "plot_importance_profiles",
+    "plot_one_step_direct",
     "profile_verdicts",
     "selected_tokens_table",
     "token_importance",
@@ -137,3 +138,61 @@ def attention_html(text: str, offsets: list[tuple[int, int]], weights: np.ndarra
     body = "".join(parts).replace("&lt;br /&gt;", "<br />")
     head = f'<p style="font-size: 0.85em; color: #555">{html.escape(caption)}</p>' if caption else ""
     return f'{head}<div style="line-height: 1.7; font-family: sans-serif; max-width: 60em">{body}</div>'
+
+
+def plot_one_step_direct(metrics: dict, dataset: str, *, title: str):
+    """The one step on real reviews, right after it (``one_step_direct``'s record): three panels.
+
+    Left and middle: seed 0's ``E_s . v`` at the largest ``d`` against ``alpha_s`` (with the signal line
+    ``(eta/2) |v|^2 alpha_s``) and against ``omega_s``, on the record's sample of tokens, coloured by log10 count.
+    Right: the correlations over seeds (mean and 95% interval) at each ``d`` against chapter 3's law at the step and
+    the law with each draw's quantities. metrics: the record's metrics; dataset: one of its datasets.
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import Normalize
+
+    found = metrics[dataset]
+    scatter, rows = found["scatter"], found["by_d"]
+    d = str(max(int(k) for k in scatter["values"]))
+    alpha, omega = np.asarray(scatter["alpha"]), np.asarray(scatter["omega"])
+    values, counts = np.asarray(scatter["values"][d]), np.log10(np.asarray(scatter["count"], dtype=float))
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.6), layout="constrained")
+    colour = {"c": counts, "cmap": "viridis", "norm": Normalize(counts.min(), counts.max()), "s": 9, "alpha": 0.75}
+    points = axes[0].scatter(alpha, values, **colour)
+    line = np.linspace(alpha.min(), alpha.max(), 2)
+    axes[0].plot(line, scatter["slope"][d] * line, "k--", lw=1, label=r"signal $\frac{\eta}{2}\|v\|^2\alpha_s$")
+    axes[0].set_xlabel(r"signed frequency $\alpha_s$ (training reviews)")
+    axes[0].legend(fontsize=8, loc="upper left")
+    axes[1].scatter(omega, values, **colour)
+    axes[1].set_xlabel(r"posterior gap $\omega_s = P(1\mid s) - P(0\mid s)$")
+    for ax, axis in zip(axes[:2], ("alpha", "omega"), strict=True):
+        ax.axhline(0.0, color="grey", lw=0.6)
+        ax.set_title(rf"against $\{axis}_s$: {len(values)} sampled tokens")
+    axes[0].set_ylabel(rf"$E_s(1)\cdot v$ right after the step (d = {d}, seed {scatter['seed']})")
+    fig.colorbar(points, ax=axes[:2], label="log10 count in training", shrink=0.85, pad=0.01)
+    dims = np.array([row["d"] for row in rows])
+    for name, label, colour_name, marker in (
+        ("pearson_alpha", r"Pearson with $\alpha_s$", "tab:blue", "o"),
+        ("spearman_alpha", r"Spearman with $\alpha_s$", "tab:blue", "s"),
+        ("pearson_omega", r"Pearson with $\omega_s$", "tab:orange", "o"),
+        ("spearman_omega", r"Spearman with $\omega_s$", "tab:orange", "s"),
+    ):
+        summary = [row["seed_summary"][name] for row in rows]
+        mean = np.array([s["value"] for s in summary])
+        error = np.array([[s["value"] - s["low"] for s in summary], [s["high"] - s["value"] for s in summary]])
+        face = colour_name if marker == "o" else "none"
+        axes[2].errorbar(dims, mean, yerr=error, fmt=marker, color=colour_name, mfc=face, capsize=3, label=label)
+    axes[2].plot(dims, [row["predicted"] for row in rows], "k--", lw=1, label=r"law $\tau/\sqrt{1+\tau^2}$ at the step")
+    drawn = [row["seed_summary"]["predicted_draw"]["value"] for row in rows]
+    axes[2].plot(dims, drawn, ":", color="grey", label="law, each draw's |v| and measured tokens")
+    axes[2].plot(dims, [row["predicted_omega"] for row in rows], "--", color="tab:orange", lw=1,
+                 label=r"law $\times$ corr($\alpha$, $\omega$)")  # fmt: skip
+    axes[2].set_xscale("log", base=2)
+    axes[2].set_xticks(dims, [str(x) for x in dims])
+    axes[2].set_ylim(0, 1)
+    axes[2].set_xlabel("embedding dimension d")
+    axes[2].set_ylabel(r"correlation of $E_s(1)\cdot v$ over tokens")
+    axes[2].set_title(f"mean and 95% interval over {rows[0]['seed_summary']['pearson_alpha']['n']} draws")
+    axes[2].legend(fontsize=7, loc="lower center", bbox_to_anchor=(0.5, 0.55), ncol=2)
+    fig.suptitle(title, fontsize=10)
+    return fig

@@ -8,7 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from ..intervals import CONFIDENCE, seed_interval
+from ..intervals import CONFIDENCE, seed_interval, show_interval
+from ..real_data.one_step_direct import RECORD as ONE_STEP_DIRECT
 from ..studies.intervals import wilson_interval
 from ..theory.shape_effect import read_shape
 from .shape_readings import (
@@ -312,4 +313,32 @@ def show_share(share: dict) -> str:
     return (
         f"{share['passed']} of {share['n']} seeds ({100 * share['value']:.0f} %, "
         f"Wilson 95% [{100 * share['low']:.0f}, {100 * share['high']:.0f}] %)"
+    )
+
+
+def one_step_on_reviews(records: Records) -> dict:
+    """Right after the one step, at the record's largest d (the paper's), on each dataset: corr(E_s . v, alpha_s) minus
+    the alignment law with that draw's quantities (|v| and the spread of alpha over the measured tokens), paired by
+    seed, as a seed interval. Returns the dataset whose interval reaches furthest from 0, with ``dataset``, ``d``,
+    ``corr`` (the correlation's own seed interval), chapter 3's law at the step (``predicted``), the law with the
+    draws' quantities (``predicted_draw``, seed mean) and the Spearman correlation's seed mean."""
+    metrics = records[ONE_STEP_DIRECT]
+    found = []
+    for dataset in metrics["datasets"]:
+        row = max(metrics[dataset]["by_d"], key=lambda r: r["d"])
+        measured, law = row["per_seed"]["pearson_alpha"], row["per_seed"]["predicted_draw"]
+        difference = seed_interval([a - b for a, b in zip(measured, law, strict=True)])
+        spearman = float(np.mean(row["per_seed"]["spearman_alpha"]))
+        found.append({**{k: difference[k] for k in ("value", "low", "high", "n")}, "dataset": dataset, "d": row["d"],
+                      "corr": seed_interval(measured), "predicted": row["predicted"],
+                      "predicted_draw": float(np.mean(law)), "spearman": spearman})  # fmt: skip
+    return max(found, key=lambda f: max(abs(f["low"]), abs(f["high"])))
+
+
+def show_one_step_on_reviews(value: dict) -> str:
+    """The correlation with its interval, the law with the draws' quantities and the difference, the law at the step."""
+    return (
+        f"corr {show_interval(value['corr'], '{:.3f}')} on {value['dataset']} at d = {value['d']}, the dataset further "
+        f"from its law; law with the measured tokens and each draw's |v| {value['predicted_draw']:.3f}, difference "
+        f"{show_interval(value, '{:+.3f}')}; law at the step's tau {value['predicted']:.3f}; Spearman {value['spearman']:.2f}"
     )

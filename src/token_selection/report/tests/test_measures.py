@@ -403,3 +403,31 @@ def test_the_converged_readings_take_the_one_step_and_joint_records_of_their_dat
         measures.converged_std_ratio("values")(records)
     with pytest.raises(KeyError, match="imdb-one_layer-joint"):
         measures.converged_shape("values")(records)
+
+
+def _one_step_row(d: int, measured: list[float], law: list[float]) -> dict:
+    return {"d": d, "predicted": 0.894,
+            "per_seed": {"pearson_alpha": measured, "predicted_draw": law, "spearman_alpha": [0.4] * len(measured)}}  # fmt: skip
+
+
+def test_the_one_step_on_reviews_is_read_at_the_largest_d_on_the_dataset_furthest_from_its_law():
+    from token_selection.report.claims import CLAIMS
+
+    metrics = {
+        "datasets": ["imdb", "yelp_polarity"],
+        "imdb": {"by_d": [_one_step_row(64, [0.5, 0.6], [0.9, 0.9]),
+                          _one_step_row(2048, [0.884, 0.884, 0.883], [0.884, 0.884, 0.883])]},
+        "yelp_polarity": {"by_d": [_one_step_row(2048, [0.919, 0.919, 0.921], [0.918, 0.917, 0.919]),
+                                   _one_step_row(256, [0.1, 0.2], [0.9, 0.9])]},
+    }  # fmt: skip
+    value = measures.one_step_on_reviews({measures.ONE_STEP_DIRECT: metrics})
+    assert (value["dataset"], value["d"], value["n"]) == ("yelp_polarity", 2048, 3)
+    assert value["value"] == pytest.approx(0.005 / 3) and value["corr"]["value"] == pytest.approx(2.759 / 3)
+    assert value["predicted_draw"] == pytest.approx(0.918) and value["spearman"] == pytest.approx(0.4)
+    claim = next(c for c in CLAIMS if c.key == "one_step_real_reviews")
+    assert claim.records == (measures.ONE_STEP_DIRECT,) and claim.rule.judge(value)[0] == "reproduced"
+    metrics["imdb"]["by_d"][1] = _one_step_row(2048, [0.86, 0.85, 0.855], [0.884, 0.884, 0.884])
+    found = measures.one_step_on_reviews({measures.ONE_STEP_DIRECT: metrics})
+    assert found["dataset"] == "imdb" and claim.rule.judge(found)[0] == "partly"
+    metrics["imdb"]["by_d"][1] = _one_step_row(2048, [0.5, 0.55, 0.6], [0.884, 0.884, 0.884])
+    assert claim.rule.judge(measures.one_step_on_reviews({measures.ONE_STEP_DIRECT: metrics}))[0] == "not reproduced"
