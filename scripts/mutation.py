@@ -81,8 +81,11 @@ MODULES: dict[str, list[str]] = {
     "theory/full_batch.py": _tests("theory", "test_full_batch", "test_devices"),
     "theory/plots.py": _tests("theory", "test_plots"),
     "theory/geometry_plots.py": _tests("theory", "test_geometry_plots"),
+    "theory/step_frames.py": _tests("theory", "test_step_frames"),
+    "theory/token_plane.py": _tests("theory", "test_token_plane"),
     # real data: the focused tests of each module; the end-to-end runs that train on the toy reviews (test_pipeline,
     # test_trainer, test_yelp_stars) stay in the unit suite but not here, where every surviving mutant would retrain
+    "real_data/one_step_direct.py": _tests("real_data", "test_one_step_direct"),
     "real_data/settings.py": _tests("real_data", "test_settings"),
     "real_data/arms.py": _tests("real_data", "test_arms"),
     "real_data/registry.py": _tests("real_data", "test_registry", "test_converged_joint"),
@@ -111,6 +114,7 @@ MODULES: dict[str, list[str]] = {
     "explorer/panels.py": _tests("explorer", "test_panels"),
     "explorer/static.py": _tests("explorer", "test_static"),
     "explorer/exercises.py": _tests("explorer", "test_exercises"),
+    "explorer/step_slider.py": _tests("explorer", "test_step_slider"),
     # the report
     "report/paper_numbers.py": _tests("report", "test_paper_numbers"),
     "report/binned.py": _tests("report", "test_binned", "test_binned_mutants"),
@@ -118,6 +122,8 @@ MODULES: dict[str, list[str]] = {
     "report/exercise_checks.py": _tests("report", "test_exercise_checks", "test_exercise_cases"),
     "report/verdicts.py": _tests("report", "test_verdicts"),
     "report/claims.py": _tests("report", "test_table", "test_claims"),
+    "report/cells.py": _tests("report", "test_claims"),
+    "report/flow_rows.py": _tests("report", "test_flow_rows", "test_claims"),
     "report/table.py": _tests("report", "test_table", "test_table_text"),
     "report/theory_claims.py": _tests("report", "test_theory_claims"),
     "report/catalogue.py": _tests("report", "test_catalogue"),
@@ -126,6 +132,8 @@ MODULES: dict[str, list[str]] = {
     # the studies
     "studies/intervals.py": _tests("studies", "test_studies", "test_intervals"),
     "studies/flow_discretisation.py": _tests("studies", "test_flow_discretisation", "test_study_records"),
+    "studies/flow_solvers.py": _tests("studies", "test_flow_solvers", "test_flow_discretisation"),
+    "studies/flow_seed_sweep.py": _tests("studies", "test_flow_seed_sweep"),
     "studies/registry.py": _tests("studies", "test_studies", "test_study_records"),
     "studies/synthetic_variants.py": _tests("studies", "test_synthetic_variants"),
     "studies/global_local.py": _tests("studies", "test_studies", "test_global_local"),

@@ -18,9 +18,7 @@ import numpy as np
 from ..intervals import seed_interval, show_interval
 from ..real_data.diagnoses import SPREAD_READINGS_SEED
 from ..results import read_record
-from ..studies.flow_discretisation import finer_discretisation_reason
 from ..theory.shape_effect import MIN_EFFECT, ShapeReading, read_shape
-from ..theory.thresholds import DIRECTION_COSINE, SELECTED_ATTENTION
 from .measures import (
     CONVERGED,
     converged_std_ratio,
@@ -471,43 +469,6 @@ def vocabulary_sentence(m: dict[str, Any], target: int = VOCABULARY_SIZES["imdb"
     )
 
 
-def global_sentence(scale: str) -> str:
-    """Why the global claim fails for some seeds at d = 512 (the theory record's seed sweeps; chapter 10)."""
-    record = read_record("report-theory", scale)
-    if record is None:
-        return f"No {scale} record report-theory yet."
-    sweep = record["metrics"]["seed_sweep_d512"]
-    missed = [c for c in sweep["cos"] if c < DIRECTION_COSINE]
-    near = [c for c in sweep["cos"] if DIRECTION_COSINE <= c < 0.99]
-    return (
-        f"[ours] At d = 512, {len(missed)} of {sweep['seeds']} seeds end with cos(p, p_mm) below the course's "
-        f"direction threshold {DIRECTION_COSINE:g} (lowest {min(sweep['cos']):.2f}), where p misses the direction "
-        f"that selects every relevant token; {len(near)} more end between {DIRECTION_COSINE:g} and 0.99. Chapter 10 follows "
-        "such runs: how often they occur depends on the size of the first step against eta*, not monotonically. "
-        "[inferred] The sweep's step is the same at every d, so d and the step's size act together; the sources "
-        "give no number for the dimension the theorem needs (they tie a large d to the one-step lemmas, which "
-        "reviewer E1M4 reads as d growing at least like log V)."
-    )
-
-
-def failing_seeds_sentence(scale: str) -> str:
-    """Which seeds of the d = 512 sweep fail the selection or the max-margin test, by the course's thresholds
-    (rows 3 and 4 of the report; row 5 says why they fail)."""
-    record = read_record("report-theory", scale)
-    if record is None:
-        return f"No {scale} record report-theory yet."
-    sweep = record["metrics"]["seed_sweep_d512"]
-    misses = [i for i, a in enumerate(sweep["min_attention"]) if not a > SELECTED_ATTENTION]
-    far = [i for i, c in enumerate(sweep["cos"]) if not c >= DIRECTION_COSINE]
-    if not misses and not far:
-        return ""
-    same = "the same seeds fail both tests" if misses == far else f"seeds {misses} miss the selection, seeds {far} the direction"
-    return (
-        f"[ours] At d = 512, {same} (seeds {sorted(set(misses) | set(far))} of 0..{sweep['seeds'] - 1}); row 5 says "
-        "where their p ends."
-    )
-
-
 def _missing(name: str, scale: str) -> str:
     """What a sentence says in place of a missing diagnosis record: the command that produces it."""
     command = "make full" if scale == "full" else "make records"
@@ -516,15 +477,13 @@ def _missing(name: str, scale: str) -> str:
 
 def why_differs(key: str, scale: str) -> str:
     """The sentence for claim ``key`` at ``scale`` ("" when no diagnosis belongs to the claim)."""
-    if key == "global":
-        return f"{global_sentence(scale)} [ours] {finer_discretisation_reason(scale)}"
+    if key in ("selection", "max_margin", "global"):
+        return ""  # the theory rows' reading is written by hand in chapter 9, beside its numbers and premises
     if key in ("joint_values", "joint_scores"):
         converged = diagnosis(CONVERGED, scale)
         if converged is None:
             return _missing(CONVERGED, scale)
         return converged_shape_sentence(converged, key.removeprefix("joint_"))
-    if key in ("selection", "max_margin"):
-        return failing_seeds_sentence(scale)
     name = DIAGNOSIS_OF.get(key)
     if name is None:
         return ""
@@ -651,22 +610,6 @@ def headlines(scale: str = "full") -> list[str]:
             f"{_interval_words(b, 100, ' %')}; the rebuttal gives ~{100 * TRAINED_ACCURACY:.0f} % and "
             f"~{100 * FROZEN_ACCURACY:.0f} %.{reason}"
         )
-    theory = read_record("report-theory", scale)
-    if theory is not None:
-        sweep = theory["metrics"].get("seed_sweep_d512")
-        if sweep is not None:
-            share = sweep["share_selected"]
-            failed = round((1 - share) * sweep["seeds"])
-            lead = (
-                f"**The global claim fails in {failed} of {sweep['seeds']} seeds at d = 512 and the reference step**"
-                if share < 1
-                else "**The global claim holds at d = 512 and the reference step**"
-            )
-            lines.append(
-                f"- {lead}: on the synthetic reference case, {100 * share:.0f} % of {sweep['seeds']} seeds reach the "
-                "max-margin direction that selects every relevant token; whether the others fail depends on d and the "
-                "step's size together (chapter 10)."
-            )
     return lines
 
 

@@ -11,13 +11,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..real_data.arms import markdown_text
+from ..real_data.one_step_direct import RECORD as ONE_STEP_DIRECT
 from ..real_data.pipeline import missing_message
 from ..results import missing_record_message, read_record
 from ..theory.shape import classify_shape
 from ..theory.shape_effect import read_shape
 from .catalogue import state_of
-from .claims import CLAIMS, Claim, global_shares
+from .claims import CLAIMS, Claim
 from .differences import why_differs
+from .flow_rows import FLOW_RECORD, global_shares
 from .shape_readings import arms_words
 from .theory_claims import COMMAND as THEORY_COMMAND
 from .theory_claims import RECORD as THEORY
@@ -30,7 +32,7 @@ def produce_command(record: str, scale: str) -> str:
     """What a page prints for a missing ``record`` at ``scale``: where it would be and how to produce it."""
     if record == THEORY:
         return missing_record_message(record, scale, THEORY_COMMAND.format(scale=scale))
-    if record.startswith("diagnosis-"):
+    if record.startswith("diagnosis-") or record in (ONE_STEP_DIRECT, FLOW_RECORD):
         return missing_record_message(record, scale, "make full" if scale == "full" else "make records")
     dataset, kind, mode = record.split("-")
     return missing_message(dataset, kind, mode, scale)
@@ -41,6 +43,8 @@ def rewrite_command(record: str, scale: str) -> str:
     written by older code, which lacks a metric the report now reads)."""
     if record == THEORY:
         return THEORY_COMMAND.format(scale=scale)
+    if record == FLOW_RECORD:
+        return f"scripts/run_studies.py --scale {scale} --only {record} --force"
     return f"scripts/run_records.py --scale {scale} --only {record} --rerun"
 
 
@@ -173,8 +177,8 @@ def opening_verdict(rows: list[ReportRow], scale: str = "full") -> tuple[str, st
     """The report's verdict in two plain sentences, from ``rows`` and the theory record at ``scale``.
 
     The first counts the verdicts of the claims our sources attribute to the paper (an *inferred*
-    row is ours, not the paper's, and is left out); the second gives the seed sweep's counts of the
-    global row (``claims.global_shares``), or says the record is missing or stale.
+    row is ours, not the paper's, and is left out); the second gives the global row's counts under the gradient flow,
+    with those of unit steps beside them (``flow_rows.global_shares``), or says the record is missing or stale.
     """
     paper = [row.outcomes[scale].verdict for row in rows if row.claim.tag != "inferred"]
     counts = {verdict: paper.count(verdict) for verdict in ("reproduced", "partly", "not reproduced", "not run")}
@@ -183,16 +187,15 @@ def opening_verdict(rows: list[ReportRow], scale: str = "full") -> tuple[str, st
         f"are reproduced, {counts['partly']} partly and {counts['not reproduced']} not"
         + (f" ({counts['not run']} not run yet)." if counts["not run"] else ".")
     )
-    record = read_record(THEORY, scale)
+    record = read_record(FLOW_RECORD, scale)
     if record is None:
-        return first, f"The synthetic seed sweep has no {scale} record yet."
-    try:
-        shares = global_shares({THEORY: record["metrics"]})
-    except KeyError:
-        return first, f"The {scale} synthetic record predates the seed counts: {produce_command(THEORY, scale)}"
+        return first, f"The synthetic seed sweep under the flow has no {scale} record yet."
+    shares = global_shares({FLOW_RECORD: record["metrics"]})
     each = " and ".join(f"{s['passed']} of {s['n']} seeds at d = {s['d']}" for s in shares)
-    stale = " (from a stale record)" if state_of(THEORY, scale) == "stale" else ""
+    coarse = " and ".join(str(s["coarse"]["passed"]) for s in shares)
+    stale = " (from a stale record)" if state_of(FLOW_RECORD, scale) == "stale" else ""
     return first, (
-        f"After one step and training, p selects every relevant token and reaches the max-margin direction in {each}"
-        f"{stale}; the rows that differ are explained under the table."
+        f"After one step, p trained along the gradient flow selects every relevant token and reaches the max-margin "
+        f"direction in {each}{stale} (with normalised steps of length 1: {coarse}); the rows that differ are explained "
+        "under the table."
     )

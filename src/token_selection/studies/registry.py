@@ -9,6 +9,7 @@ from typing import Any
 from .asymmetric import ASYMMETRIC_PROTOCOL, asymmetric_settings, run_asymmetric
 from .capacity import CAPACITY_PROTOCOL, capacity_settings, run_capacity
 from .flow_discretisation import FLOW_PROTOCOL, flow_settings, run_flow_discretisation
+from .flow_seed_sweep import FLOW_SWEEP_PROTOCOL, flow_sweep_settings, run_flow_seed_sweep
 from .global_local import GLOBAL_LOCAL_PROTOCOL, global_local_settings, run_global_local
 from .interactions import NEGATION_PROTOCOL, negation_settings, run_negation
 
@@ -30,6 +31,7 @@ STUDIES: dict[str, Study] = {
     "asymmetric_u": Study(asymmetric_settings, run_asymmetric, ASYMMETRIC_PROTOCOL),
     "negation": Study(negation_settings, run_negation, NEGATION_PROTOCOL),
     "flow_discretisation": Study(flow_settings, run_flow_discretisation, FLOW_PROTOCOL),
+    "flow_seed_sweep": Study(flow_sweep_settings, run_flow_seed_sweep, FLOW_SWEEP_PROTOCOL),
 }
 
 

@@ -7,18 +7,17 @@ from pathlib import Path
 import pytest
 
 from token_selection import sources as pn
-from token_selection.report.claims import (
-    CLAIMS,
-    global_shares,
+from token_selection.report.cells import (
     show_accuracy,
     show_corr,
     show_gap,
-    show_global_shares,
     show_ratio,
     show_spearman,
     show_worst_class_corr,
     show_worst_sequence,
 )
+from token_selection.report.claims import CLAIMS
+from token_selection.report.flow_rows import FLOW_RECORD
 from token_selection.report.verdicts import (
     AtLeast,
     PositiveInterval,
@@ -29,6 +28,8 @@ from token_selection.report.verdicts import (
     WithinFactor,
 )
 from token_selection.theory.thresholds import DIRECTION_COSINE
+
+from .flow_fixtures import flow_metrics
 
 ROOT = next((folder for folder in Path(__file__).resolve().parents if (folder / "_toc.yml").is_file()), None)
 """The repository holding the chapters; None for a copy of the package alone (a mutation run's)."""
@@ -45,7 +46,8 @@ def test_every_claim_points_to_a_chapter_of_the_book():
 def test_each_claim_is_judged_by_its_stated_rule():
     rules = {key: claim.rule for key, claim in BY_KEY.items()}
     assert rules == {
-        "one_step_alignment": AtLeast(0.9), "one_step_any_data": AtLeast(0.9), "selection": ShareOfSeeds(),
+        "one_step_alignment": AtLeast(0.9), "one_step_any_data": AtLeast(0.9),
+        "one_step_real_reviews": Within(0.0, 0.02), "selection": ShareOfSeeds(),
         "max_margin": ShareOfSeeds(), "global": ShareOfSeeds(), "several_relevant": AtLeast(0.99),
         "multiclass_one_step": AtLeast(0.9), "trained_accuracy": Within(pn.TRAINED_ACCURACY, 0.05),
         "frozen_accuracy": Within(pn.FROZEN_ACCURACY, 0.05), "frozen_gap": PositiveInterval(23),
@@ -60,7 +62,7 @@ def test_each_claim_is_judged_by_its_stated_rule():
 
 def test_each_claim_reads_its_records():
     theory = ("report-theory",)
-    assert all(BY_KEY[k].records == theory for k in ("one_step_alignment", "selection", "global", "multiclass_one_step"))
+    assert all(BY_KEY[k].records == theory for k in ("one_step_alignment", "several_relevant", "multiclass_one_step"))
     assert BY_KEY["frozen_gap"].records == ("imdb-one_layer-joint", "imdb-one_layer-frozen_random")
     converged = ("diagnosis-converged_joint", "imdb-one_layer-joint", "imdb-one_layer-one_step_frozen")
     assert BY_KEY["std_ratio_scores"].records == BY_KEY["std_ratio_values"].records == converged
@@ -74,18 +76,23 @@ def test_each_claim_reads_its_records():
     [
         ("one_step_alignment", 0.98765, "corr 0.988"),
         ("one_step_any_data", 0.91234, "corr 0.912"),
-        ("selection", {"value": 0.85, "low": 0.64, "high": 0.948, "n": 20, "passed": 17, "d": 512},
-         "17 of 20 seeds (85 %, Wilson 95% [64, 95] %) at d = 512"),
-        ("max_margin", {"value": 1.0, "low": 0.566, "high": 1.0, "n": 5, "passed": 5, "d": 2048},
-         "5 of 5 seeds (100 %, Wilson 95% [57, 100] %) at d = 2048"),
+        ("selection", {"value": 0.85, "low": 0.64, "high": 0.948, "n": 20, "passed": 17, "d": 512, "settled": True,
+                       "coarse": {"passed": 19, "n": 20}},
+         "17 of 20 seeds (85 %, Wilson 95% [64, 95] %) at d = 512 under the flow; unit steps: 19 of 20"),
+        ("max_margin", {"value": 1.0, "low": 0.566, "high": 1.0, "n": 5, "passed": 5, "d": 2048, "settled": False,
+                        "coarse": {"passed": 6, "n": 7}},
+         "5 of 5 seeds (100 %, Wilson 95% [57, 100] %) at d = 2048 under the flow (the two solvers disagree on some "
+         "seeds); unit steps: 6 of 7"),
         ("several_relevant", 0.99123, "worst sequence 0.9912"),
         ("multiclass_one_step", 0.9345, "worst class corr 0.934"),
         ("trained_accuracy", INTERVAL, "88.5 [88.3, 88.6] % (5 seeds)"),
         ("frozen_accuracy", INTERVAL, "88.5 [88.3, 88.6] % (5 seeds)"),
-        ("global", [{"value": 0.8, "low": 0.376, "high": 0.964, "n": 5, "passed": 4, "d": 512},
-                    {"value": 1.0, "low": 0.839, "high": 1.0, "n": 20, "passed": 20, "d": 2048}],
-         "4 of 5 seeds (80 %, Wilson 95% [38, 96] %) at d = 512; 20 of 20 seeds (100 %, Wilson 95% [84, 100] %) at "
-         "d = 2048"),
+        ("global", [{"value": 0.8, "low": 0.376, "high": 0.964, "n": 5, "passed": 4, "d": 512, "settled": True,
+                     "coarse": {"passed": 5, "n": 5}},
+                    {"value": 1.0, "low": 0.839, "high": 1.0, "n": 20, "passed": 20, "d": 2048, "settled": True,
+                     "coarse": {"passed": 20, "n": 20}}],
+         "4 of 5 seeds (80 %, Wilson 95% [38, 96] %) at d = 512 under the flow; unit steps: 5 of 5; 20 of 20 seeds "
+         "(100 %, Wilson 95% [84, 100] %) at d = 2048 under the flow; unit steps: 20 of 20"),
         ("frozen_gap", {"value": 4.62, "low": 4.31, "high": 4.93, "n": 5}, "4.6 points [4.3, 4.9] over 5 seeds"),
         ("frozen_gap", {"value": 4.62, "low": 4.31, "high": 4.93, "n": 1},
          "4.6 points [4.3, 4.9] (one seed; interval from the test-set sizes)"),
@@ -142,47 +149,25 @@ def test_each_claim_shows_its_number(key, value, shown):
     assert BY_KEY[key].show(value) == shown
 
 
-def _sweep(seeds: int, selects: int, reaches: int, both: int) -> dict:
-    return {"seeds": seeds, "passed": {"selects": selects, "reaches": reaches, "both": both}, "share_selected": -1.0}
-
-
-def _sweeps(d512: tuple[int, int, int, int], d2048: tuple[int, int, int, int]) -> dict:
-    """Theory records with the seed sweeps of rows 3-5, of uneven sizes; ``share_selected`` is a decoy (never read)."""
-    return {
-        "report-theory": {
-            "seed_sweep_d512": _sweep(*d512),
-            "seed_sweep_d2048": _sweep(*d2048),
-            "seed_sweep_d1024": _sweep(3, 0, 0, 0),  # not one of the claims' dimensions
-            "selection": {"min_attention": 1.0, "cos": 0.999},  # seed 0 alone: no longer read by rows 3-5
-        }
-    }
-
-
-def test_rows_3_and_4_read_their_own_count_at_the_reference_d_with_a_wilson_interval():
-    records = _sweeps((20, 17, 16, 15), (7, 7, 6, 6))
+def test_rows_3_to_5_read_the_flow_sweep_with_the_unit_step_count_beside_it():
+    records = {FLOW_RECORD: flow_metrics((20, 17, 15), (7, 7, 6), coarse=(7, 7))}
     selection = BY_KEY["selection"].measure(records)
-    assert selection["passed"] == 17 and selection["n"] == 20 and selection["d"] == 512
-    assert selection["value"] == pytest.approx(0.85)
-    assert selection["low"] == pytest.approx(0.6396, abs=1e-4) and selection["high"] == pytest.approx(0.9476, abs=1e-4)
-    reaches = BY_KEY["max_margin"].measure(records)
-    assert (reaches["passed"], reaches["n"], reaches["value"]) == (16, 20, 0.8)
-
-
-def test_global_row_shows_each_dimension_with_its_own_interval_not_a_minimum():
-    records = _sweeps((5, 4, 4, 4), (12, 12, 12, 12))
-    shares = global_shares(records)
-    assert [(s["d"], s["passed"], s["n"]) for s in shares] == [(512, 4, 5), (2048, 12, 12)]
-    assert shares[0]["low"] == pytest.approx(0.3755, abs=1e-4) and shares[0]["high"] == pytest.approx(0.9638, abs=1e-4)
-    assert shares[1]["high"] == 1.0 and shares[1]["low"] == pytest.approx(0.7575, abs=1e-4)
-    assert show_global_shares(shares) == (
-        "4 of 5 seeds (80 %, Wilson 95% [38, 96] %) at d = 512; 12 of 12 seeds (100 %, Wilson 95% [76, 100] %) at d = 2048"
-    )
-    assert BY_KEY["global"].rule.judge(shares)[0] == "partly"
+    assert (selection["passed"], selection["n"], selection["d"], selection["coarse"]["passed"]) == (17, 20, 512, 7)
+    reaches = BY_KEY["max_margin"].measure(records)  # conditional on the selection: 15 of the 17 that select
+    assert (reaches["passed"], reaches["n"]) == (15, 17)
+    shares = BY_KEY["global"].measure(records)
+    assert [(s["d"], s["passed"], s["n"]) for s in shares] == [(512, 15, 20), (2048, 6, 7)]
+    assert BY_KEY["global"].rule.judge(shares)[0] == "partly" and BY_KEY["selection"].rule.judge(selection)[0] == "partly"
+    assert [BY_KEY[key].records for key in ("selection", "max_margin", "global")] == [(FLOW_RECORD,)] * 3
+    every = {FLOW_RECORD: flow_metrics((5, 5, 5), (12, 12, 12))}
+    assert BY_KEY["global"].rule.judge(BY_KEY["global"].measure(every))[0] == "reproduced"
 
 
 def test_the_rows_name_the_course_direction_threshold():
     for key in ("max_margin", "global"):
         assert f">= {DIRECTION_COSINE:g}" in BY_KEY[key].protocol
+    for key in ("selection", "max_margin", "global"):
+        assert "flow" in BY_KEY[key].protocol, key
 
 
 ONE_SEED = " (one seed; interval from the test-set sizes)"

@@ -559,27 +559,6 @@ def test_accuracy_sentence_in_full():
     )
 
 
-def test_global_sentence_in_full(records):
-    assert df.global_sentence("fast") == "No fast record report-theory yet."
-    sweep = {"seeds": 5, "cos": [0.999, 0.98, 0.93, 0.995, 0.9], "share_selected": 0.4}
-    write_record("report-theory", "fast", protocol="p", settings={}, metrics={"seed_sweep_d512": sweep})
-    # below 0.95: 0.93, 0.90 (2); in [0.95, 0.99): 0.98 (1); the lowest 0.90
-    assert df.global_sentence("fast") == (
-        "[ours] At d = 512, 2 of 5 seeds end with cos(p, p_mm) below the course's direction threshold 0.95 (lowest "
-        "0.90), where p misses the direction that selects every relevant token; 1 more end between 0.95 and 0.99. Chapter "
-        "10 follows such runs: how often they occur depends on the size of the first step against eta*, not "
-        "monotonically. [inferred] The sweep's step is the same at every d, so d and the step's size act together; "
-        "the sources give no number for the dimension the theorem needs (they tie a large d to the one-step lemmas, "
-        "which reviewer E1M4 reads as d growing at least like log V)."
-    )
-    assert df.global_sentence("full") == "No full record report-theory yet."
-    on_the_line = dict(sweep, cos=[0.99, 0.95, 0.9499])
-    write_record("report-theory", "fast", protocol="p", settings={}, metrics={"seed_sweep_d512": on_the_line})
-    # 0.95 is not below the course's 0.95 (it is between), 0.99 is not between 0.95 and 0.99: 1 and 1
-    assert df.why_differs("global", "fast").startswith("[ours] At d = 512, 1 of 5 seeds end with cos(p, p_mm) below")
-    assert "(lowest 0.95), where" in df.global_sentence("fast") and "; 1 more end between" in df.global_sentence("fast")
-
-
 def test_why_differs_hands_each_claim_its_own_diagnosis(records):
     write_record("diagnosis-spread_readings", "fast", protocol="p", settings={}, metrics=spread_grid())
     missing = " No fast record diagnosis-converged_joint yet: produce it with make records."
@@ -680,19 +659,10 @@ def test_headlines_in_full_over_seeds_datasets_and_diagnoses(records):
         first,
         second,
         third + " The frozen model falls to about 72 % only when d/V is near 0.012, against the rebuttal's 0.26.",
-        "- **The global claim fails in 3 of 20 seeds at d = 512 and the reference step**: on the synthetic reference "
-        "case, 85 % of 20 seeds reach the max-margin direction that selects every relevant token; whether the others "
-        "fail depends on d and the step's size together (chapter 10).",
-    ]
+    ], "the global claim's headline is written by hand in chapter 9: a theory record adds no line"
     write_record("diagnosis-frozen_capacity", "fast", protocol="p", settings={}, metrics={"crossing_72": None})
-    write_record("report-theory", "fast", protocol="p", settings={}, metrics={"seed_sweep_d512": dict(sweep, share_selected=1.0)})
     lines = df.headlines("fast")
     assert lines[2].endswith("~72 %. No d of the frozen-capacity sweep brings it to the rebuttal's level.")
-    assert lines[3].startswith(
-        "- **The global claim holds at d = 512 and the reference step**: on the synthetic reference case, 100 % of 20"
-    )
-    write_record("report-theory", "fast", protocol="p", settings={}, metrics={})
-    assert len(df.headlines("fast")) == 3, "a theory record without the d = 512 sweep adds no line"
 
 
 def test_headlines_call_a_split_verdict_mixed_and_read_a_shape_without_seeds(records):
@@ -914,36 +884,11 @@ def test_the_shape_sentence_says_which_axis_changes_the_shape(shapes, cause):
     assert f"the shape depends {cause}" in sentence and "(2 trainings" not in sentence and "(4 trainings" in sentence
 
 
-def test_failing_seeds_sentence_names_the_seeds_by_the_course_thresholds(records):
-    assert df.why_differs("selection", "fast") == "No fast record report-theory yet."
-    sweep = {"seeds": 4, "cos": [0.999, 0.3, 0.95, 0.9499], "min_attention": [1.0, 0.0, 0.99, 0.995]}
-    write_record("report-theory", "fast", protocol="p", settings={}, metrics={"seed_sweep_d512": sweep})
-    # attention 0.99 is not above 0.99 (seed 2 misses); cos 0.95 reaches, 0.9499 does not (seed 3)
-    assert df.why_differs("max_margin", "fast") == (
-        "[ours] At d = 512, seeds [1, 2] miss the selection, seeds [1, 3] the direction (seeds [1, 2, 3] of 0..3); row 5 "
-        "says where their p ends."
-    )
-    same = dict(sweep, cos=[0.999, 0.3, 0.96, 0.97], min_attention=[1.0, 0.0, 1.0, 1.0])
-    write_record("report-theory", "fast", protocol="p", settings={}, metrics={"seed_sweep_d512": same})
-    assert df.why_differs("selection", "fast").startswith("[ours] At d = 512, the same seeds fail both tests (seeds [1] of")
-    passing = dict(sweep, cos=[1.0] * 4, min_attention=[1.0] * 4)
-    write_record("report-theory", "fast", protocol="p", settings={}, metrics={"seed_sweep_d512": passing})
-    assert df.why_differs("selection", "fast") == ""
-    # one test failed alone still gets its sentence
-    only_direction = dict(passing, cos=[1.0, 1.0, 0.5, 1.0])
-    write_record("report-theory", "fast", protocol="p", settings={}, metrics={"seed_sweep_d512": only_direction})
-    assert df.why_differs("selection", "fast").startswith("[ours] At d = 512, seeds [] miss the selection, seeds [2] the")
-    only_selection = dict(passing, min_attention=[1.0, 0.5, 1.0, 1.0])
-    write_record("report-theory", "fast", protocol="p", settings={}, metrics={"seed_sweep_d512": only_selection})
-    assert df.why_differs("selection", "fast").startswith("[ours] At d = 512, seeds [1] miss the selection, seeds [] the")
-
-
-def test_the_global_reason_ends_with_what_the_finer_discretisation_found(records):
+def test_the_theory_rows_have_no_generated_reason(records):
+    """Their reading is written by hand in chapter 9 beside its numbers; a record of any content changes nothing."""
     sweep = {"seeds": 3, "cos": [0.99, 0.5, 0.97], "min_attention": [1.0, 0.0, 1.0]}
     write_record("report-theory", "fast", protocol="p", settings={}, metrics={"seed_sweep_d512": sweep})
-    reason = df.why_differs("global", "fast")
-    assert reason == f"{df.global_sentence('fast')} [ours] {df.finer_discretisation_reason('fast')}"
-    assert df.finer_discretisation_reason("fast") and df.finer_discretisation_reason("fast") in reason
+    assert [df.why_differs(key, "fast") for key in ("selection", "max_margin", "global")] == ["", "", ""]
 
 
 def _spread_arms(joint_values, joint_scores, step_values, step_scores):

@@ -5,11 +5,14 @@ import pytest
 
 from token_selection.report import claims as claims_module
 from token_selection.report.claims import CLAIMS
+from token_selection.report.flow_rows import FLOW_RECORD
 from token_selection.report.measures import CONVERGED, accuracy_gap, real_record
-from token_selection.report.table import markdown_table, outcome, paper_cell, records_markdown, report_rows
+from token_selection.report.table import markdown_table, outcome, paper_cell, records_markdown, report_rows, rewrite_command
 from token_selection.report.theory_claims import RECORD as THEORY
 from token_selection.report.verdicts import judge
 from token_selection.results import RECORDS_VARIABLE, write_record
+
+from .flow_fixtures import flow_metrics
 
 SOURCE_TAGS = ("abstract", "discussion", "inferred")
 
@@ -108,7 +111,7 @@ def test_rows_read_records_and_say_how_to_produce_missing_ones(records):
     assert missing.verdict == "not run" and "make records" in missing.why
     old = outcome(by_key["mlp_scores"], "fast")  # the mlp record has no scores
     assert old.ours == "not measured" and "'scores'" in old.why
-    theory = outcome(by_key["selection"], "full")
+    theory = outcome(by_key["one_step_alignment"], "full")
     assert theory.verdict == "not run" and "token_selection.report.theory_claims" in theory.why
     table = markdown_table(report_rows())
     assert table.count("\n") == len(CLAIMS) + 1 and "ours (fast)" in table and "verdict (full)" in table
@@ -118,17 +121,27 @@ def test_rows_read_records_and_say_how_to_produce_missing_ones(records):
 
 
 def test_theory_record_is_read(records):
-    sweep = {"seeds": 5, "passed": {"selects": 5, "reaches": 2, "both": 2}}
-    metrics = {"selection": {"min_attention": 0.995, "cos": 0.98}, "seed_sweep_d512": sweep}
+    metrics = {"one_step": {"corr": 0.95}}
     (records / f"{THEORY}.fast.json").write_text("{}")  # corrupt: read_record needs a version
-    assert outcome(next(c for c in CLAIMS if c.key == "selection"), "fast").verdict == "not run"
+    assert outcome(next(c for c in CLAIMS if c.key == "one_step_alignment"), "fast").verdict == "not run"
     write_record(THEORY, "fast", protocol="synthetic", settings={}, metrics=metrics)
     by_key = {claim.key: claim for claim in CLAIMS}
-    assert outcome(by_key["selection"], "fast").verdict == "reproduced"
-    assert outcome(by_key["max_margin"], "fast").verdict == "not reproduced"  # 2 of 5 seeds
-    assert outcome(by_key["global"], "fast").ours == "not measured"  # no sweep at d = 2048
+    assert outcome(by_key["one_step_alignment"], "fast").verdict == "reproduced"
     assert json.loads((records / f"{THEORY}.fast.json").read_text())["protocol"] == "synthetic"
     assert claims_module.THEORY_RECORD == THEORY
+
+
+def test_flow_record_is_read_and_a_missing_one_says_how_to_write_it(records):
+    by_key = {claim.key: claim for claim in CLAIMS}
+    missing = outcome(by_key["global"], "fast")
+    assert missing.verdict == "not run" and "make records" in missing.why and FLOW_RECORD in missing.why
+    write_record(FLOW_RECORD, "fast", protocol="flow", settings={}, metrics=flow_metrics((5, 5, 2), (3, 3, 3)))
+    assert outcome(by_key["selection"], "fast").verdict == "reproduced"  # 5 of 5 select
+    assert outcome(by_key["max_margin"], "fast").verdict == "not reproduced"  # 2 of the 5 that select reach p_mm
+    assert outcome(by_key["global"], "fast").verdict == "not reproduced"  # 2 of 5 at d = 512 decides
+    write_record(FLOW_RECORD, "fast", protocol="flow", settings={}, metrics={"discretisations": ["euler_1"]})
+    assert outcome(by_key["global"], "fast").ours == "not measured"  # a record without the sweep's dimensions
+    assert rewrite_command(FLOW_RECORD, "full") == f"scripts/run_studies.py --scale full --only {FLOW_RECORD} --force"
 
 
 def test_verdict_table_points_unreproduced_rows_to_their_reasons(records):

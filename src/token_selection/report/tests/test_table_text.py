@@ -8,8 +8,11 @@ import pytest
 
 from token_selection.report import table as tb
 from token_selection.report.claims import CLAIMS
+from token_selection.report.flow_rows import FLOW_RECORD
 from token_selection.report.measures import real_record
 from token_selection.results import RECORDS_VARIABLE, write_record
+
+from .flow_fixtures import flow_metrics
 
 BY_KEY = {claim.key: claim for claim in CLAIMS}
 
@@ -56,13 +59,9 @@ def test_protocols_and_verdict_list_in_full():
     rows = [tb.ReportRow(BY_KEY["selection"], "p", {"full": _outcome("0.999", "reproduced", "ok")}),
             tb.ReportRow(BY_KEY["max_margin"], "p", {"full": _outcome("0.9", "partly", "the mean")})]  # fmt: skip
     protocols = tb.protocols_markdown(rows).splitlines()
-    assert protocols[0] == (
-        "1. **selection**: share of the reference case's seeds (data and initialisation) whose worst training sequence "
-        "puts more than 0.99 of its attention on its relevant token after normalised GD on p. Rule: reproduced if every "
-        "seed passes (at each dimension measured), partly if at least 50% of the seeds do, else not reproduced; the "
-        "Wilson 95% interval of the share is shown beside it."
-    )
-    assert protocols[1].startswith("2. **max_margin**: share of the reference case's seeds with cos(p, p_mm) >= 0.95 ")
+    selection = BY_KEY["selection"]
+    assert protocols[0] == f"1. **selection**: {selection.protocol}. Rule: {selection.rule.describe()}."
+    assert protocols[1].startswith("2. **max_margin**: among the seeds of the selection row")
     table = tb.verdict_table(rows).splitlines()
     assert table[2].endswith("| 0.999 | **reproduced** |") and table[3].endswith("| 0.9 | **partly** (why: 2 below) |")
     statement = "After p is trained to convergence, the softmax selects the important tokens"
@@ -94,29 +93,18 @@ def test_a_stale_record_is_shown_as_stale_with_its_command(records, monkeypatch)
     assert tb.outcome(BY_KEY["trained_accuracy"], "fast").ours.endswith("make records replaces it)")
 
 
-def _sweep_metrics(seeds: int, both: int) -> dict:
-    sweep = {"seeds": seeds, "passed": {"selects": both, "reaches": both, "both": both}}
-    return {"seed_sweep_d512": sweep, "seed_sweep_d2048": sweep}
-
-
 @pytest.mark.parametrize("scale", ["fast", "full"])
-def test_a_theory_record_under_earlier_thresholds_is_never_taken_for_current(records, monkeypatch, scale):
-    """Rows 3-5 count seeds by the course's thresholds: a record counted under others is stale (catalogue.state_of)."""
-    from token_selection.report.catalogue import _theory_settings
+def test_a_flow_record_under_other_settings_is_never_taken_for_current(records, scale):
+    """Rows 3-5 count seeds by the course's thresholds and solvers: a record written under others is stale."""
+    from token_selection.studies.flow_seed_sweep import flow_sweep_settings
 
-    current = _theory_settings(scale)
-    earlier = {k: v for k, v in current.items() if k not in ("selected_attention", "direction_cosine")}
-    write_record("report-theory", scale, protocol="p", settings={**earlier, "selected": 0.99},
-                 metrics=_sweep_metrics(4, 3))  # fmt: skip
+    current = flow_sweep_settings(scale)
+    earlier = {**current, "selected_attention": 0.9}
+    write_record(FLOW_RECORD, scale, protocol="p", settings=earlier, metrics=flow_metrics((4, 4, 3), (4, 4, 4)))
     for key in ("selection", "max_margin", "global"):
         shown = tb.outcome(BY_KEY[key], scale)
-        assert "(stale: report-theory from earlier settings;" in shown.ours, key
-    # the record of the seed-0 era has no counts at all: not measured, never judged
-    write_record("report-theory", scale, protocol="p", settings=earlier, metrics={"selection": {"cos": 0.995}})
-    assert tb.outcome(BY_KEY["max_margin"], scale).verdict == "not run"
-    assert tb.outcome(BY_KEY["max_margin"], scale).ours == "not measured"
-    # the same counts under the current settings: current, judged, no stale mark
-    write_record("report-theory", scale, protocol="p", settings=current, metrics=_sweep_metrics(4, 4))
+        assert f"(stale: {FLOW_RECORD} from earlier settings;" in shown.ours, key
+    write_record(FLOW_RECORD, scale, protocol="p", settings=current, metrics=flow_metrics((4, 4, 4), (4, 4, 4)))
     shown = tb.outcome(BY_KEY["global"], scale)
     assert "stale" not in shown.ours and shown.verdict == "reproduced"
 
@@ -133,18 +121,14 @@ def test_opening_verdict_counts_the_paper_claims_and_the_sweep(records, monkeypa
         "At the full scale, 1 of the 4 claims our sources attribute to the paper are reproduced, 1 partly and 1 not "
         "(1 not run yet)."
     ), "the inferred row (joint_scores) is ours, not a claim of the paper"
-    assert second == "The synthetic seed sweep has no full record yet."
-    write_record("report-theory", "full", protocol="p", settings={}, metrics={"selection": {"cos": 1.0}})
-    assert tb.opening_verdict(rows, "full")[1].startswith("The full synthetic record predates the seed counts: ")
-    sweep = {"seed_sweep_d512": {"seeds": 7, "passed": {"both": 5}}, "seed_sweep_d2048": {"seeds": 3, "passed": {"both": 3}}}
-    write_record("report-theory", "full", protocol="p", settings={}, metrics=sweep)
+    assert second == "The synthetic seed sweep under the flow has no full record yet."
+    write_record(FLOW_RECORD, "full", protocol="p", settings={}, metrics=flow_metrics((7, 6, 5), (3, 3, 3), coarse=(3, 2)))
     monkeypatch.setattr(tb, "state_of", lambda name, scale: "current")
-    assert tb.opening_verdict(rows, "full")[1] == (
-        "After one step and training, p selects every relevant token and reaches the max-margin direction in 5 of 7 "
-        "seeds at d = 512 and 3 of 3 seeds at d = 2048; the rows that differ are explained under the table."
-    )
+    second = tb.opening_verdict(rows, "full")[1]
+    assert "in 5 of 7 seeds at d = 512 and 3 of 3 seeds at d = 2048 (" in second
+    assert "steps of length 1: 2 and 2)" in second, "the unit-step counts of each d, in the same order"
     monkeypatch.setattr(tb, "state_of", lambda name, scale: "stale")
-    assert "d = 2048 (from a stale record); the rows" in tb.opening_verdict(rows, "full")[1]
+    assert "d = 2048 (from a stale record) (" in tb.opening_verdict(rows, "full")[1]
     only = _rows_with({"selection": "reproduced"}, "fast")
     assert tb.opening_verdict(only, "fast")[0] == (
         "At the fast scale, 1 of the 1 claims our sources attribute to the paper are reproduced, 0 partly and 0 not."
