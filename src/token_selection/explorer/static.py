@@ -13,6 +13,7 @@ plotly's own MIME type.
 
 from __future__ import annotations
 
+import html
 import math
 import sys
 import textwrap
@@ -190,29 +191,38 @@ def static_figure(grid: dict, *, start: tuple | None = None) -> go.Figure:
     return fig
 
 
-def static_html(fig: go.Figure, *, plotlyjs: str | bool = BOOK_PLOTLYJS) -> str:
-    """An HTML fragment drawing ``fig`` in a ``div`` with id ``ELEMENT_ID``.
+def static_html(fig: go.Figure, *, plotlyjs: str | bool = BOOK_PLOTLYJS, div_id: str = ELEMENT_ID, alt: str | None = None) -> str:
+    """An HTML fragment drawing ``fig`` in a ``div`` with id ``div_id`` (default ``ELEMENT_ID``).
 
     plotlyjs: as ``plotly.io.to_html``'s ``include_plotlyjs``: a path to plotly.min.js,
     ``"cdn"``, True (inline, 3.5 MB) or False (the page provides ``window.Plotly``).
+    alt: a text alternative; when given, the fragment is wrapped in a ``div`` with ``role="figure"``
+    and that ``aria-label``, which a screen reader announces before the figure's controls.
     """
-    return pio.to_html(fig, include_plotlyjs=plotlyjs, full_html=False, div_id=ELEMENT_ID, auto_play=False,
-                       config=dict(displaylogo=False, responsive=True))  # fmt: skip
+    fragment = pio.to_html(fig, include_plotlyjs=plotlyjs, full_html=False, div_id=div_id, auto_play=False,
+                           config=dict(displaylogo=False, responsive=True))  # fmt: skip
+    if alt is None:
+        return fragment
+    return f'<div role="figure" aria-label="{html.escape(alt, quote=True)}">{fragment}</div>'
 
 
 class StaticExplorer:
     """A displayable static explorer: the HTML suited to where it is shown, and plotly's MIME type for Jupyter."""
 
-    def __init__(self, fig: go.Figure) -> None:
+    def __init__(self, fig: go.Figure, div_id: str = ELEMENT_ID, alt: str | None = None) -> None:
         self.figure = fig
+        self.div_id = div_id
+        """The id of the figure's ``div`` in the page (another static figure, chapter 3's slider, has its own)."""
+        self.alt = alt
+        """The text alternative (``static_html``), or None."""
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
         if "google.colab" in sys.modules:
             # Colab renders HTML only, in a frame of its own: plotly.js must come with it
-            return {"text/html": static_html(self.figure, plotlyjs="cdn")}
+            return {"text/html": static_html(self.figure, plotlyjs="cdn", div_id=self.div_id, alt=self.alt)}
         return {
             "application/vnd.plotly.v1+json": self.figure.to_plotly_json() | {"config": {"displaylogo": False}},
-            "text/html": static_html(self.figure),
+            "text/html": static_html(self.figure, div_id=self.div_id, alt=self.alt),
         }
 
 
