@@ -23,7 +23,7 @@ from .flow_rows import FLOW_RECORD, global_shares
 from .shape_readings import arms_words
 from .theory_claims import COMMAND as THEORY_COMMAND
 from .theory_claims import RECORD as THEORY
-from .verdicts import judge
+from .verdicts import VERDICTS, judge
 
 SCALES = ("fast", "full")
 
@@ -181,10 +181,11 @@ def opening_verdict(rows: list[ReportRow], scale: str = "full") -> tuple[str, st
     with those of unit steps beside them (``flow_rows.global_shares``), or says the record is missing or stale.
     """
     paper = [row.outcomes[scale].verdict for row in rows if row.claim.tag != "inferred"]
-    counts = {verdict: paper.count(verdict) for verdict in ("reproduced", "partly", "not reproduced", "not run")}
+    counts = {verdict: paper.count(verdict) for verdict in VERDICTS}
+    untested = f"; {counts['not tested']} cannot be tested with our models" if counts["not tested"] else ""
     first = (
         f"At the {scale} scale, {counts['reproduced']} of the {len(paper)} claims our sources attribute to the paper "
-        f"are reproduced, {counts['partly']} partly and {counts['not reproduced']} not"
+        f"are reproduced, {counts['partly']} partly and {counts['not reproduced']} not{untested}"
         + (f" ({counts['not run']} not run yet)." if counts["not run"] else ".")
     )
     record = read_record(FLOW_RECORD, scale)

@@ -25,7 +25,9 @@ def _shown(interval: dict) -> str:
     return f"{interval['value']:.3g} [{interval['low']:.3g}, {interval['high']:.3g}] over {interval['n']} seeds"
 
 
-VERDICTS = ("reproduced", "partly", "not reproduced", "not run")
+VERDICTS = ("reproduced", "partly", "not reproduced", "not tested", "not run")
+"""Every verdict a row can get. "not tested": our model cannot test the claim (a claim about what attention selects,
+on a model whose attention selects nothing); it counts neither for nor against the paper."""
 
 Judgement = tuple[str, str]
 
@@ -152,8 +154,9 @@ class ShapeIs:
 
     def describe(self) -> str:
         return (
-            f"reproduced if the shape rule, read with its effect size, finds '{self.shape}' for every seed, partly "
-            "for some, else not reproduced; a seed whose attention is near uniform does not count"
+            f"reproduced if the shape rule, read with its effect size, finds '{self.shape}' for every seed whose "
+            "attention selects, partly for some, else not reproduced; a seed whose attention is near uniform does not "
+            "count, and when no seed's attention selects the claim is not tested"
         )
 
     def judge(self, value: dict[str, Any]) -> Judgement:
@@ -162,15 +165,18 @@ class ShapeIs:
         chooses = list(value.get("selects") or [True] * len(readings))
         if len(chooses) < len(readings):  # a record that kept seed 0's spread alone: the others are not judged on it
             chooses += [True] * (len(readings) - len(chooses))
+        counted = sum(chooses)
+        seeds = f"{len(readings)} seed{'s' if len(readings) > 1 else ''}"
+        if not counted:
+            return "not tested", f"our model does not select: its attention is near uniform in all {seeds}"
         agree = sum(r == self.shape and c for r, c in zip(readings, chooses, strict=True))
         found = shape_counts(readings)
         weak = sum(t != r for t, r in zip(tested, readings, strict=True))
         notes = f" ({weak} below the minimum effect)" if weak else ""
-        uniform = len(chooses) - sum(chooses)
+        uniform = len(chooses) - counted
         if uniform:
-            notes += f"; attention near uniform in {uniform} seed{'s' if uniform > 1 else ''}"
-        seeds = f"{len(readings)} seed{'s' if len(readings) > 1 else ''}"
-        if agree == len(readings):
+            notes += f"; attention near uniform in {uniform} seed{'s' if uniform > 1 else ''}, not counted"
+        if agree == counted:
             return "reproduced", f"the shape rule finds '{self.shape}' ({found} of {seeds}){notes}"
         if agree:
             return "partly", f"the shape rule finds {found} of {seeds}{notes}"
