@@ -7,6 +7,7 @@ record gives "not run" and the row says how to produce it.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -110,6 +111,11 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+def _statement(claim: Claim) -> str:
+    """The claim's statement for a Markdown cell: ``<cls>`` escaped, or it is read as an HTML tag and vanishes."""
+    return html.escape(claim.statement, quote=False)
+
+
 def markdown_table(rows: list[ReportRow]) -> str:
     """The report as a Markdown table: claim, tag and source, the paper's number, ours and verdict per scale."""
     scales = list(rows[0].outcomes) if rows else list(SCALES)
@@ -118,7 +124,7 @@ def markdown_table(rows: list[ReportRow]) -> str:
         header += [f"ours ({scale})", f"verdict ({scale})"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for number, row in enumerate(rows, start=1):
-        cells = [str(number), row.claim.statement, f"[{row.claim.tag}] {row.claim.source}", row.paper]
+        cells = [str(number), _statement(row.claim), f"[{row.claim.tag}] {row.claim.source}", row.paper]
         for scale in scales:
             result = row.outcomes[scale]
             cells += [result.ours, f"**{result.verdict}**: {result.why}" if result.verdict != "not run" else "not run"]
@@ -156,7 +162,7 @@ def verdict_table(rows: list[ReportRow], scale: str = "full") -> str:
     for number, row in enumerate(rows, start=1):
         result = row.outcomes[scale]
         verdict = f"**{result.verdict}**" + (f" (why: {number} below)" if result.verdict != "reproduced" else "")
-        cells = [str(number), row.claim.statement, f"[{row.claim.tag}] {row.claim.source}", result.ours, verdict]
+        cells = [str(number), _statement(row.claim), f"[{row.claim.tag}] {row.claim.source}", result.ours, verdict]
         lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
     return "\n".join(lines)
 

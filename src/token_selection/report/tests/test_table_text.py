@@ -133,3 +133,10 @@ def test_opening_verdict_counts_the_paper_claims_and_the_sweep(records, monkeypa
     assert tb.opening_verdict(only, "fast")[0] == (
         "At the fast scale, 1 of the 1 claims our sources attribute to the paper are reproduced, 0 partly and 0 not."
     )
+
+
+def test_a_statement_with_cls_keeps_it_in_both_tables():
+    row = tb.ReportRow(BY_KEY["max_margin"], "p", {"full": _outcome("x", "reproduced", "ok")})
+    assert "<cls>" in BY_KEY["max_margin"].statement
+    for table in (tb.markdown_table([row]), tb.verdict_table([row])):
+        assert "The trained &lt;cls&gt; embedding p" in table and "<cls>" not in table
