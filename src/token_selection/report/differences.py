@@ -600,7 +600,7 @@ def headlines(scale: str = "full") -> list[str]:
         if capacity is not None:
             crossing = capacity["crossing_72"]
             reason = (
-                f" The frozen model falls to about {100 * FROZEN_ACCURACY:.0f} % only when d/V is near {crossing:.2g}, "
+                f" The frozen model's d sweep brings it to about {100 * FROZEN_ACCURACY:.0f} % near d/V = {crossing:.2g}, "
                 f"against the rebuttal's {REBUTTAL_D_OVER_V:.2f}."
                 if crossing is not None
                 else " No d of the frozen-capacity sweep brings it to the rebuttal's level."
@@ -889,8 +889,7 @@ def u_reading(readings: list[ShapeReading]) -> str:
             else f"No seed of {seeds} is U-shaped, even by the significance test alone"
         )
         return (
-            f"{lead}: here the U of the jointly trained model does not come from one step on E followed by training "
-            "p and v; it needs E trained with them."
+            f"{lead}: after one step of this size on E and this protocol for p and v, no U appears."
         )
     if u == seeds:
         return f"All {seeds} seeds are U-shaped beyond the minimum effect and the random-E control."

@@ -658,7 +658,7 @@ def test_headlines_in_full_over_seeds_datasets_and_diagnoses(records):
     assert df.headlines("fast") == [
         first,
         second,
-        third + " The frozen model falls to about 72 % only when d/V is near 0.012, against the rebuttal's 0.26.",
+        third + " The frozen model's d sweep brings it to about 72 % near d/V = 0.012, against the rebuttal's 0.26.",
     ], "the global claim's headline is written by hand in chapter 9: a theory record adds no line"
     write_record("diagnosis-frozen_capacity", "fast", protocol="p", settings={}, metrics={"crossing_72": None})
     lines = df.headlines("fast")
@@ -687,15 +687,12 @@ def test_boundaries_of_the_readings_sit_exactly_on_their_thresholds():
     assert "more than 2 points below it on imdb, yelp, so the level" in both
     never = df.frozen_sentence(capacity([0.6, 0.65, 0.7], None))
     assert "%; about 72 % is not reached in the sweep. Frozen training budgets" in never
-    assert df.u_reading(_readings(None, None)) == (
-        "No seed of 2 is U-shaped, even by the significance test alone: here the U of the jointly trained model does "
-        "not come from one step on E followed by training p and v; it needs E trained with them."
-    )
-    assert df.u_reading(_readings(None, 0.19)) == (
-        "No seed of 2 is U-shaped beyond the minimum effect and the random-E control (1 passes the significance "
-        "test alone, with arms too weak or no stronger than the control's): here the U of the jointly trained model does "
-        "not come from one step on E followed by training p and v; it needs E trained with them."
-    )
+    none = df.u_reading(_readings(None, None))
+    assert none.startswith("No seed of 2 is U-shaped, even by the significance test alone")
+    weak = df.u_reading(_readings(None, 0.19))
+    assert weak.startswith("No seed of 2 is U-shaped beyond the minimum effect") and "(1 passes the significance" in weak
+    for reading in (none, weak):  # the reading is bounded by the step tried and the protocol, not a causal claim
+        assert "one step of this size" in reading and "needs E trained" not in reading
 
 
 def test_headline_verdicts_on_a_ratio_of_exactly_one(records):
