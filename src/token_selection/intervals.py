@@ -18,11 +18,16 @@ CONFIDENCE = 0.95
 """Coverage of every seed interval in the course."""
 
 
-def seed_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> dict[str, float | int | list[float]]:
+def seed_interval(
+    values: Sequence[float], confidence: float = CONFIDENCE, *, bounds: tuple[float, float] | None = None
+) -> dict[str, float | int | list[float]]:
     """Mean of ``values`` (one per seed) and its two-sided Student-t interval at ``confidence``.
 
-    Returns ``{"value", "low", "high", "n", "values"}``; ``low == high == value`` when n = 1.
-    Raises ValueError for no values, a non-finite value or a confidence outside (0, 1).
+    Returns ``{"value", "low", "high", "n", "values"}``; ``low == high == value`` when n = 1. ``bounds`` (low, high):
+    the range the quantity cannot leave (an accuracy in [0, 1], a time or a spread at least 0, a rank correlation in
+    [-1, 1]); the interval is clipped to it, so that no end states an impossible value.
+    Raises ValueError for no values, a non-finite value, a value outside ``bounds``, bounds not increasing or a
+    confidence outside (0, 1).
     """
     array = np.asarray(list(values), dtype=np.float64)
     if array.ndim != 1 or array.size == 0:
@@ -31,13 +36,19 @@ def seed_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> di
         raise ValueError(f"values must all be finite, got {array.tolist()}")
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must lie strictly between 0 and 1, got {confidence}")
+    lowest, highest = bounds if bounds is not None else (-math.inf, math.inf)
+    if not lowest < highest:
+        raise ValueError(f"bounds must be (low, high) with low < high, got {bounds}")
+    if bool(np.any(array < lowest)) or bool(np.any(array > highest)):
+        raise ValueError(f"values must lie within bounds {bounds}, got {array.tolist()}")
     mean = float(array.mean())
     if array.size == 1:
         half = 0.0
     else:
         sem = float(array.std(ddof=1)) / math.sqrt(array.size)
         half = float(stats.t.ppf(0.5 + confidence / 2, df=array.size - 1)) * sem
-    return {"value": mean, "low": mean - half, "high": mean + half, "n": int(array.size), "values": array.tolist()}
+    low, high = max(mean - half, lowest), min(mean + half, highest)
+    return {"value": mean, "low": low, "high": high, "n": int(array.size), "values": array.tolist()}
 
 
 def as_interval(value: float | dict) -> dict:

@@ -14,6 +14,7 @@ rewrites a committed record.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -263,6 +264,29 @@ SEEDED_METRICS = (
     "scores.token_std",
 )
 """Scalar metrics whose per-seed values and seed interval a record keeps (those a run has)."""
+_UNIT, _POSITIVE, _RANK = (0.0, 1.0), (0.0, math.inf), (-1.0, 1.0)
+SEEDED_BOUNDS = {
+    "test_accuracy": _UNIT,
+    "best_validation_accuracy": _UNIT,
+    "epochs_run": _POSITIVE,
+    "train_seconds": _POSITIVE,
+    "values.mean_bin_std": _POSITIVE,
+    "scores.mean_bin_std": _POSITIVE,
+    "values.verdict.spearman": _RANK,
+    "scores.verdict.spearman": _RANK,
+    "p_norm": _POSITIVE,
+    "scores.token_std": _POSITIVE,
+}
+"""The range each seeded metric cannot leave; its seed interval is clipped to it (``intervals.seed_interval``)."""
+
+
+def seeded_bounds(path: str) -> tuple[float, float] | None:
+    """The bounds of a seeded metric at ``path`` (a class's Spearman in [-1, 1]), or None for an unbounded one."""
+    if path.startswith("classes.") and path.endswith(".verdict.spearman"):
+        return _RANK
+    return SEEDED_BOUNDS.get(path)
+
+
 SEEDED_SHAPES = (
     "values.shape",
     "scores.shape",
@@ -307,7 +331,7 @@ def aggregate_seeds(per_run: list[dict[str, Any]], seeds: list[int]) -> dict[str
         raise ValueError(f"need one metrics dict per seed, got {len(per_run)} for seeds {seeds}")
     numbers, shapes = seed_paths(per_run[0])
     per_seed = {path: [metric_at(m, path) for m in per_run] for path in numbers + shapes}
-    summary = {path: seed_interval([float(v) for v in per_seed[path]]) for path in numbers}
+    summary = {path: seed_interval([float(v) for v in per_seed[path]], bounds=seeded_bounds(path)) for path in numbers}
     return {**per_run[0], "seeds": list(seeds), "per_seed": per_seed, "seed_summary": summary}
 
 

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from scipy.stats import norm
 
 from ..intervals import CONFIDENCE, seed_interval, show_interval
 from ..real_data.one_step_direct import RECORD as ONE_STEP_DIRECT
@@ -50,8 +51,27 @@ def per_seed(metrics: dict[str, Any], path: str) -> list[float]:
 
 
 def accuracy(record: str) -> Callable[[Records], dict]:
-    """Test accuracy of a record, as a seed interval."""
-    return lambda r: seeded(r[record], "test_accuracy")
+    """Test accuracy of a record as a seed interval widened by the test set's sampling error.
+
+    Every seed is scored on the same ``n_test`` reviews, so the test set's own sampling error is common to the seeds
+    and absent from their spread; its 95% half-width, 1.96 sqrt(a (1 - a) / n_test) at the mean accuracy a, adds to
+    the seeds' t half-width in quadrature, the interval clipped to [0, 1]. ``n_test`` is kept under "n_test"; a record
+    without it gives the seed interval alone.
+    """
+
+    def read(records: Records) -> dict:
+        metrics = records[record]
+        interval = dict(seeded(metrics, "test_accuracy"))
+        n_test = metrics.get("n_test")
+        if not n_test:
+            return interval
+        mean = float(interval["value"])
+        test_half = float(norm.ppf(0.5 + CONFIDENCE / 2)) * math.sqrt(mean * (1 - mean) / n_test)
+        seed_half = max(mean - float(interval["low"]), float(interval["high"]) - mean)
+        half = math.hypot(seed_half, test_half)
+        return {**interval, "low": max(0.0, mean - half), "high": min(1.0, mean + half), "n_test": int(n_test)}
+
+    return read
 
 
 def shape_verdict(record: str, quantity: str) -> Callable[[Records], dict]:

@@ -55,3 +55,17 @@ def test_as_interval_takes_numbers_and_intervals_only():
     for bad in ("0.5", True, None):
         with pytest.raises(TypeError):
             as_interval(bad)
+
+
+def test_bounds_clip_the_interval_on_the_boundary_and_refuse_what_lies_outside():
+    free = seed_interval([0.0, 0.5, 1.0])
+    clipped = seed_interval([0.0, 0.5, 1.0], bounds=(0.0, 1.0))
+    assert free["low"] < 0 and free["high"] > 1
+    assert (clipped["low"], clipped["high"], clipped["value"]) == (0.0, 1.0, 0.5)
+    inside = seed_interval([0.4, 0.5, 0.6], bounds=(0.0, 1.0))
+    assert inside == seed_interval([0.4, 0.5, 0.6]), "an interval inside its bounds is unchanged"
+    assert seed_interval([0.0], bounds=(0.0, 1.0))["low"] == 0.0  # a value on the bound itself is allowed
+    with pytest.raises(ValueError, match=r"within bounds \(0.0, 1.0\)"):
+        seed_interval([0.5, 1.2], bounds=(0.0, 1.0))
+    with pytest.raises(ValueError, match="low < high"):
+        seed_interval([0.5], bounds=(1.0, 1.0))

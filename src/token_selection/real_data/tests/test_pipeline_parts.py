@@ -350,9 +350,20 @@ def test_aggregate_seeds_keeps_the_first_run_and_every_seed_value():
     assert record["per_seed"] == {"test_accuracy": [0.8, 0.9, 0.7], "scores.shape": ["U-shaped", "flat", "U-shaped"]}
     summary = record["seed_summary"]["test_accuracy"]
     assert summary["n"] == 3 and summary["value"] == pytest.approx(0.8)
-    # sample std 0.1, standard error 0.1 / sqrt(3), t(0.975, df 2) = 4.3027
-    assert summary["high"] - summary["value"] == pytest.approx(4.3027 * 0.1 / math.sqrt(3), rel=1e-4)
+    # sample std 0.1, standard error 0.1 / sqrt(3), t(0.975, df 2) = 4.3027: the upper end, 1.048, is clipped to 1
+    assert summary["value"] - summary["low"] == pytest.approx(4.3027 * 0.1 / math.sqrt(3), rel=1e-4)
+    assert summary["high"] == 1.0, "an accuracy's interval ends at 1"
     assert set(record["seed_summary"]) == {"test_accuracy"}
+
+
+def test_every_seeded_metric_has_its_bounds_and_a_class_spearman_is_a_rank():
+    from token_selection.real_data.pipeline import SEEDED_BOUNDS, SEEDED_METRICS, seeded_bounds
+
+    assert set(SEEDED_BOUNDS) == set(SEEDED_METRICS)
+    assert seeded_bounds("classes.3.verdict.spearman") == (-1.0, 1.0) and seeded_bounds("train_seconds")[0] == 0.0
+    assert seeded_bounds("not_a_metric") is None
+    runs = [{"train_seconds": t} for t in (1.0, 200.0)]  # a t interval over two seeds would reach far below 0
+    assert aggregate_seeds(runs, [0, 1])["seed_summary"]["train_seconds"]["low"] == 0.0
 
 
 @pytest.mark.parametrize(("runs", "seeds"), [([], []), ([{"test_accuracy": 1.0}], [0, 1]), ([{}, {}], [0])])

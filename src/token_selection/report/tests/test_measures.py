@@ -56,6 +56,19 @@ def test_accuracy_is_the_seed_interval_of_the_test_accuracy():
     assert accuracy("r")(records) == seed_interval([0.75])
 
 
+def test_accuracy_adds_the_test_sets_sampling_error_to_the_seeds_spread():
+    summary = seed_interval([0.88, 0.885, 0.89])
+    records = {"r": {"test_accuracy": 0.88, "n_test": 2500, "seed_summary": {"test_accuracy": summary}}}
+    out = accuracy("r")(records)
+    test_half = 1.959964 * math.sqrt(0.885 * 0.115 / 2500)
+    seed_half = summary["high"] - 0.885
+    assert out["value"] == pytest.approx(0.885) and out["n"] == 3 and out["n_test"] == 2500
+    assert out["high"] - 0.885 == pytest.approx(math.hypot(seed_half, test_half), rel=1e-6)
+    assert out["low"] < summary["low"] and out["high"] > summary["high"]
+    one = accuracy("r")({"r": {"test_accuracy": 0.999, "n_test": 10}})  # one seed: the test set's error alone
+    assert one["high"] == 1.0 and one["low"] == pytest.approx(0.999 - 1.959964 * math.sqrt(0.999 * 0.001 / 10), rel=1e-6)
+
+
 def _curve(shape: str, rho: float, left: float = math.nan, right: float = math.nan) -> dict:
     verdict = {"shape": shape, "spearman": rho, "spearman_ci": [rho - 0.1, rho + 0.1]}
     verdict |= {"left_spearman": left, "right_spearman": right}
