@@ -59,7 +59,7 @@ def _curve(shape: str, low: float, high: float, std: float) -> dict:
 
 def test_rows_read_records_and_say_how_to_produce_missing_ones(records):
     joint = {
-        "test_accuracy": 0.9,
+        "test_accuracy": 0.93,  # with the test set's error, [0.919, 0.941]: within 0.05 of the paper's 0.95
         "n_test": 2000,
         "values": _curve("increasing", 0.8, 0.9, 2.0),
         "scores": _curve("U-shaped", -0.1, 0.1, 3.0),
