@@ -276,7 +276,7 @@ def scale_free_ratios(quantity: str, scale: str) -> dict[str, float]:
     spread grid's reference step) of ``quantity`` at ``scale``, read from the records; empty where a record or the
     reading is missing."""
     c, m = diagnosis(CONVERGED, scale), diagnosis("diagnosis-spread_readings", scale)
-    if c is None or m is None:
+    if c is None or m is None or not m.get("one_step") or "joint" not in c:
         return {}
     return _scale_free_means(c, m, quantity, _reference_step(m["one_step"]))
 
@@ -531,6 +531,20 @@ def _interval_words(interval: dict[str, Any], scale: float = 1.0, unit: str = ""
     return f"{value} [{scale * interval['low']:.{digits}f}, {scale * interval['high']:.{digits}f}] over {interval['n']} seeds"
 
 
+def _scale_free_headline(scale: str) -> str:
+    """The scale-free ratios over the converged arm's budgets (seed means), for the spread headline; nothing where
+    the records lack them."""
+    words = {"values": "E_s . v", "scores": "E_s . p"}
+    found = {q: scale_free_ratios(q, scale) for q in words}
+    if not all(found.values()):
+        return ""
+    each = "; ".join(f"{words[q]} " + ", ".join(f"{r:.2f}x after {b}" for b, r in ratios.items()) for q, ratios in found.items())
+    below = all(r < 1 for ratios in found.values() for r in ratios.values())
+    reading = " (below 1 at every budget: read this way, the one-step model's curve stays the noisier)" if below else ""
+    how = "each model's per-bin spread over the spread of its quantity across all tokens"
+    return f" Read scale-free ({how}): {each} epochs{reading}."
+
+
 def spread_headline(joint: dict[str, Any], step: dict[str, Any], converged: dict[str, Any] | None, scale: str) -> str:
     """The spread bullet: the rebuttal's comparison (joint training to convergence over one step, ``converged``, the
     converged-joint metrics) first, then the early-stopped joint arm; without the converged record, the early-stopped
@@ -568,7 +582,7 @@ def spread_headline(joint: dict[str, Any], step: dict[str, Any], converged: dict
             f"- **No training budget reached a loss plateau, and the raw spread ratio grows with the training "
             f"length**{after}: on IMDB at d = {joint['settings']['d']}, the per-bin spread of the jointly trained "
             f"model over the one-step model's reads {growth} (seed means), {shown} at the longest budget, against "
-            f"{paper}; {early_words}. Chapter 13 reads it scale-free too and varies the step."
+            f"{paper}; {early_words}.{_scale_free_headline(scale)} Chapter 13 varies the step."
         )
     lead = (
         "**Trained to convergence, one step leaves the smaller spread, as the rebuttal says**"
@@ -580,7 +594,7 @@ def spread_headline(joint: dict[str, Any], step: dict[str, Any], converged: dict
     return (
         f"- {lead}{after}: on IMDB at d = {joint['settings']['d']}, the per-bin spread of the jointly trained model "
         f"over the one-step model's is {shown} with joint training to the end of {budget} epochs ({reached}), against "
-        f"{paper}; {early_words}. Chapter 13 varies the step and the training length."
+        f"{paper}; {early_words}.{_scale_free_headline(scale)} Chapter 13 varies the step and the training length."
     )
 
 
@@ -779,6 +793,10 @@ def arm_differences(dataset: str, scale: str = "full") -> dict[str, Any] | None:
     if converged is not None:
         with_converged = metrics | {CONVERGED: converged}
         found["converged"] = {q: converged_std_ratio(q, dataset)(with_converged) for q in ("values", "scores")}
+        for quantity, ratio in found["converged"].items():
+            free = scale_free_ratios(quantity, scale).get(ratio.get("budget"))
+            if free is not None:
+                ratio["scale_free"] = free
     return found | {
         "ratios": {q: std_ratio(q, dataset)(metrics) for q in ("values", "scores")},
         "step_readings": shapes["step"],
@@ -870,7 +888,7 @@ def ratio_reading(interval: dict[str, Any], converged: dict[str, Any] | None = N
     return (
         f"{words}; trained to the end of {converged['budget']} epochs instead ({plateau_words(converged)}), the closest "
         f"these runs come to the rebuttal's convergence, it is {show_interval(converged, '{:.2f}')}, "
-        f"{_ratio_words(converged)}"
+        f"{_ratio_words(converged)}{_scale_free_words(converged)}"
     )
 
 
@@ -888,9 +906,7 @@ def u_reading(readings: list[ShapeReading]) -> str:
             if significant
             else f"No seed of {seeds} is U-shaped, even by the significance test alone"
         )
-        return (
-            f"{lead}: after one step of this size on E and this protocol for p and v, no U appears."
-        )
+        return f"{lead}: after one step of this size on E and this protocol for p and v, no U appears."
     if u == seeds:
         return f"All {seeds} seeds are U-shaped beyond the minimum effect and the random-E control."
     return (
@@ -899,11 +915,22 @@ def u_reading(readings: list[ShapeReading]) -> str:
     )
 
 
+def _scale_free_words(converged: dict[str, Any]) -> str:
+    """The scale-free ratio beside a raw converged ratio (chapter 13's reading: each model's per-bin spread over the
+    spread of its quantity across all tokens), or nothing where the spread record lacks it."""
+    free = converged.get("scale_free")
+    if free is None:
+        return ""
+    side = "the one-step model's curve is the noisier" if free < 1 else "the joint model's curve is the noisier"
+    return f" (scale-free: {free:.2f}x, {side})"
+
+
 def _converged_words(converged: dict[str, Any] | None) -> str:
     """A table cell for the converged arm's ratio: the ratio and the budget, or why there is none."""
     if converged is None:
         return "not run (IMDB only)"
-    return f"{show_interval(converged, '{:.2f}')}, {converged['budget']} epochs, {plateau_words(converged)}"
+    shown = f"{show_interval(converged, '{:.2f}')}, {converged['budget']} epochs"
+    return f"{shown}, {plateau_words(converged)}{_scale_free_words(converged)}"
 
 
 def arm_difference_texts(found: dict[str, Any]) -> dict[str, str]:
