@@ -1,10 +1,12 @@
-"""Check or rewrite each chapter's ``**Time.**`` line from the reading-time formula.
+"""Check or rewrite each chapter's ``**Time.**`` line: reading time plus each exercise's stated minutes.
 
-The formula is ``token_selection.reading_time`` (words, display equations, visible code lines,
-coding and pen-and-paper exercises; CONTRIBUTING.md, "Reading times").
+The time is ``token_selection.reading_time`` (the reading formula of CONTRIBUTING.md, "Reading
+times", plus the minutes each exercise states on its first line). The page shows the total only,
+``**Time.** About 2 h 30 min, exercises included.``; what follows in the paragraph (how long the
+code runs) is kept.
 
     python scripts/reading_times.py            # print each chapter's counts and time
-    python scripts/reading_times.py --check    # exit 1 naming each chapter whose line differs
+    python scripts/reading_times.py --check    # exit 1 naming each chapter whose line differs or an exercise without a time
     python scripts/reading_times.py --write    # rewrite the lines
 """
 
@@ -20,41 +22,47 @@ from token_selection import reading_time as rt
 
 ROOT = Path(__file__).resolve().parent.parent
 TIME_LINE = re.compile(r"^\*\*Time\.\*\*[^\n]*(?:\n(?!\s*\n)[^\n]*)*", re.MULTILINE)
-# The time sentence: from the bold word to the end of the first sentence that names minutes; what
-# follows in the paragraph (how long the code runs) is kept by --write.
-TIME_SENTENCE = re.compile(r"\*\*Time\.\*\*.*?minutes(?: \(formula:.*?\))?[^.(]*\.(?=\s|$)", re.DOTALL)
-STATED = re.compile(r"about (\d+) minutes", re.IGNORECASE)
+# The time sentence: from the bold word to the first full stop outside parentheses (an older line's
+# formula sat in parentheses); what follows in the paragraph is kept by --write.
+TIME_SENTENCE = re.compile(r"\*\*Time\.\*\*(?:[^.(]|\([^)]*\))*\.(?=\s|$)")
+STATED = re.compile(r"about (?:(\d+) h(?: (\d+) min)?|(\d+) min(?:utes)?)\b", re.IGNORECASE)
 
 
-def time_line(minutes: int) -> str:
-    """The chapter's time paragraph for ``minutes``."""
-    return (
-        f"**Time.** Reading and every exercise, pen-and-paper ones included: about {minutes} minutes "
-        f"(formula: {rt.FORMULA_TEXT}; see {{doc}}`the Notation page <../book/notation>`)."
-    )
+def time_line(minutes: int, exercises: bool = True) -> str:
+    """The chapter's time sentence for ``minutes`` (``exercises``: whether the chapter has any)."""
+    return f"**Time.** About {rt.in_words(minutes)}{', exercises included' if exercises else ''}."
 
 
 def stated(source: str) -> int | None:
-    """The minutes a chapter's time paragraph states (the first ``about N minutes``), or None."""
+    """The minutes a chapter's time paragraph states (its first ``about 2 h 30 min``), or None."""
     match = TIME_LINE.search(source)
     if match is None:
         return None
     number = STATED.search(match.group(0))
-    return int(number.group(1)) if number else None
+    if number is None:
+        return None
+    hours, rest, only = number.groups()
+    return int(only) if only else 60 * int(hours) + int(rest or 0)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("notebooks", nargs="*", type=Path, help="default: notebooks/*.ipynb")
     mode = parser.add_mutually_exclusive_group()
-    mode.add_argument("--check", action="store_true", help="exit 1 when a Time line differs from the formula")
+    mode.add_argument("--check", action="store_true", help="exit 1 when a Time line differs or an exercise states no time")
     mode.add_argument("--write", action="store_true", help="rewrite the Time lines")
     args = parser.parse_args(argv)
     paths = args.notebooks or sorted((ROOT / "notebooks").glob("*.ipynb"))
     status = 0
     for path in paths:
         notebook = json.loads(path.read_text())
-        want = rt.rounded(rt.minutes(rt.count(notebook)))
+        try:
+            counts = rt.count(notebook, path.name)
+        except rt.MissingExerciseTime as error:
+            print(error)
+            status = 1
+            continue
+        want = rt.rounded(rt.minutes(counts))
         cells = [c for c in notebook["cells"] if c["cell_type"] == "markdown"]
         holder = next((c for c in cells if TIME_LINE.search("".join(c["source"]))), None)
         if holder is None:
@@ -62,20 +70,21 @@ def main(argv: list[str] | None = None) -> int:
             status = 1
             continue
         source = "".join(holder["source"])
-        have = stated(source)
+        have, line = stated(source), time_line(want, bool(counts.exercises))
         if args.write:
-            if have != want or time_line(want) not in source:
-                line = time_line(want)
+            if line not in source:
                 new = TIME_SENTENCE.sub(line.replace("\\", "\\\\"), source, count=1)
                 holder["source"] = new.splitlines(keepends=True)
                 path.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n")
-                print(f"{path.name}: Time line now {want} minutes (was {have})")
+                print(f"{path.name}: Time line now {rt.in_words(want)} (was {have} minutes)")
         elif args.check:
-            if have != want:
-                print(f"{path.name}: Time line states {have} minutes, the formula gives {want}")
+            if line not in source:
+                print(f"{path.name}: Time line states {have} minutes, reading and exercises give {want} ({line!r})")
                 status = 1
         else:
-            print(f"{path.name}: {rt.count(notebook)} -> {want} minutes (stated {have})")
+            reading = rt.reading_minutes(counts)
+            stated_minutes = [m for _, m in counts.exercises]
+            print(f"{path.name}: reading {reading:.0f} min + exercises {stated_minutes} -> {want} minutes (stated {have})")
     return status
 
 

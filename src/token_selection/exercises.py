@@ -2,8 +2,12 @@
 
 An exercise cell holds a stub the reader fills in; ``check_exercise`` calls it and the
 reference on the same inputs and reports the first disagreement. A stub that still
-raises ``NotImplementedError`` is reported as not attempted (nothing is asserted about
-it); any other difference raises ``AssertionError`` saying which case and by how much.
+raises ``NotImplementedError`` is reported as not attempted in one plain sentence and the
+checker returns None, so a notebook shows no bare True or False under it (nbval and
+Jupyter Book alike); any other difference raises ``AssertionError`` saying which case and
+by how much. The chapters' references and cases live in the package
+(``theory.exercise_cases``, ``studies.exercise_cases``), so a checker cell is one line:
+``check_exercise(my_masked_softmax, *exercise("ch1-ex-masked-softmax"))``.
 """
 
 from __future__ import annotations
@@ -21,6 +25,13 @@ def _as_array(value: Any) -> np.ndarray:
     return np.asarray(value, dtype=np.float64)
 
 
+def not_attempted(candidate: Callable[..., Any], name: str = "your function") -> None:
+    """Print the one line a learner sees under a checker whose stub is not filled in yet."""
+    own = getattr(candidate, "__name__", "")
+    shown = own if own.isidentifier() else name
+    print(f"Exercise not attempted yet: fill in {shown} above and run this cell again.")
+
+
 def check_exercise(
     candidate: Callable[..., Any],
     reference: Callable[..., Any],
@@ -29,20 +40,23 @@ def check_exercise(
     rtol: float = 1e-6,
     atol: float = 1e-9,
     name: str = "your function",
-) -> bool:
-    """True when ``candidate`` matches ``reference`` on every case; False when it is not attempted.
+) -> bool | None:
+    """True when ``candidate`` matches ``reference`` on every case; None when it is not attempted.
 
-    cases: ``(args, kwargs)`` pairs. Outputs are compared as float64 arrays (shapes must be
+    cases: ``(args, kwargs)`` pairs. ``name`` (in messages) defaults to the candidate's own
+    name. Outputs are compared as float64 arrays (shapes must be
     equal) with ``np.allclose(rtol, atol)``. Raises AssertionError on the first mismatch.
     """
+    if name == "your function" and getattr(candidate, "__name__", "").isidentifier():
+        name = candidate.__name__
     if not cases:
         raise ValueError("cases must hold at least one (args, kwargs) pair")
     for number, (args, kwargs) in enumerate(cases, start=1):
         try:
             got = candidate(*args, **kwargs)
         except NotImplementedError:
-            print(f"{name}: not attempted yet (it raises NotImplementedError)")
-            return False
+            not_attempted(candidate, name)
+            return None
         want = _as_array(reference(*args, **kwargs))
         got = _as_array(got)
         if got.shape != want.shape:

@@ -1,42 +1,36 @@
-"""How long a chapter takes a learner: reading plus every exercise, from counts on the notebook.
+"""How long a chapter takes a learner: its reading time plus the minutes each exercise states.
 
-The formula (documented in CONTRIBUTING.md, "Reading times", and linked from each chapter's
-``**Time.**`` line)::
+Each exercise states its own difficulty and time on its first line, ``*Difficulty ★★☆, about 20
+minutes.*``: the minutes to do it and read its solution, judged exercise by exercise (a one-line
+numeric check 5-10, a derivation 15-30, a coding exercise with a stub 15-25), and for chapters 1-5
+set from a learner's measured times (review of 2026-11-28). An exercise without one is an error
+naming the chapter and the exercise's label. The reading time is a formula (CONTRIBUTING.md,
+"Reading times")::
 
-    minutes = words / WORDS_PER_MINUTE
+    reading = words / WORDS_PER_MINUTE
             + MINUTES_PER_EQUATION * display equations
             + MINUTES_PER_CODE_LINE * visible code lines
-            + MINUTES_PER_CODING_EXERCISE * coding exercises
-            + MINUTES_PER_PEN_EXERCISE * pen-and-paper exercises
             + MINUTES_PER_GLUED_VALUE * computed values
 
-rounded to the nearest 5 minutes. What is counted, on the notebook's cells:
+and the chapter's time is ``reading + the exercises' stated minutes``, rounded to the nearest 5
+minutes. What is counted, on the notebook's cells:
 
-- **words**: the Markdown's words (solutions included: a learner reads them), with display
-  mathematics, code blocks, directive option lines (``:label: ...``) and HTML comments left out;
-  inline mathematics counts as one word; the ``**Time.**`` paragraph itself is not counted.
+- **words**: the Markdown's words, with solutions (their reading is in the exercise's minutes),
+  display mathematics, code blocks, directive option lines (``:label: ...``) and HTML comments
+  left out; inline mathematics counts as one word; the ``**Time.**`` paragraph is not counted.
 - **display equations**: ``$$ ... $$`` blocks and ``{math}`` directives (an ``align`` of several
-  lines counts once).
+  lines counts once), outside solutions.
 - **visible code lines**: non-blank lines of the code cells a reader sees, to skim: the first
   code cell (the Colab set-up) and cells tagged ``remove-cell``, ``remove-input``,
   ``hide-input`` or ``hide-cell`` are left out.
-- **exercises**: ``{exercise}`` directives; an exercise is a *coding* one when the cell right
-  after it is a code cell (the stub the reader fills in) and no ``{solution}`` follows it in
-  its own cell; every other exercise is *pen-and-paper*.
 - **computed values**: the values the page computes and pastes into its prose (``{glue}`` roles
   and directives, of every kind), outside code blocks: each is a number or a sentence the reader
   checks against the table, figure or output it comes from.
 
-The constants are calibrated on a learner's measured times (reading plus every exercise) and
-the counts the learner measured on the built pages (2026-11-26): chapters 1-5, read in full
-(100, 120, 135, 180, 95 minutes); on two later readers' estimates for chapters 1-5 and 4b (115,
-130, 150, 170, 100, 45) and 6, 7, 8, 8b (120, 75, 75, 110), on the chapters' counts when they
-read them (2026-11-27); and on a third reader's estimates for chapters 6, 7 and 10 (130, 75, and
-2 to 2.5 hours, taken as 135), on the counts of the commit they read. All 18 land within 25 %
-(``tests/test_reading_time.py``). Without the computed values the third reader's chapter 10 was
-42 % short: its 73 computed values are more than any other chapter's, and each is read against
-the table or figure beside it. The learner's skims of chapters 9 and 10 (40 and 65 minutes) are
-not a reading with every exercise; the formula only has to give them at least as long.
+The reading constants were calibrated on a learner's measured times and three later readers'
+estimates (2026-11-26 and 27), when exercises were priced at a flat 8 or 10 minutes; with the
+exercises' own minutes, chapters 1-5 land within 15 % of the learner's times of 2026-11-28
+(``tests/test_reading_time.py``, ``scripts/test_reading_times.py``).
 """
 
 from __future__ import annotations
@@ -49,8 +43,6 @@ from typing import Any
 WORDS_PER_MINUTE = 85.0
 MINUTES_PER_EQUATION = 2.0
 MINUTES_PER_CODE_LINE = 0.05
-MINUTES_PER_CODING_EXERCISE = 10.0
-MINUTES_PER_PEN_EXERCISE = 8.0
 MINUTES_PER_GLUED_VALUE = 1 / 3
 ROUND_TO = 5
 HIDDEN_TAGS = ("remove-cell", "remove-input", "hide-input", "hide-cell")
@@ -62,8 +54,12 @@ _INLINE_MATH = re.compile(r"\$[^$\n]+\$")
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _OPTION = re.compile(r"^:[\w-]+:.*$", re.MULTILINE)
 _FENCE = re.compile(r"^(`{3,}|:{3,}).*$", re.MULTILINE)
-_EXERCISE = re.compile(r"^(`{3,}|:{3,})\{exercise\}", re.MULTILINE)
-_SOLUTION = re.compile(r"^(`{3,}|:{3,})\{solution(?:-start)?\}", re.MULTILINE)
+_EXERCISE = re.compile(r"^(`{3,}|:{3,})\{exercise\}[^\n]*\n((?::[\w-]+:[^\n]*\n)*)\s*([^\n]*)", re.MULTILINE)
+_LABEL = re.compile(r"^:label:\s*(\S+)", re.MULTILINE)
+STATED_TIME = re.compile(r"^\*Difficulty (★{1,3}☆*), about (\d+) minutes\.\*")
+_SOLUTION_BLOCK = re.compile(r"^(`{3,}|:{3,})\{solution\}.*?^\1\s*$", re.DOTALL | re.MULTILINE)
+_SOLUTION_START = re.compile(r"^(`{3,}|:{3,})\{solution-start\}")
+_SOLUTION_END = re.compile(r"^(`{3,}|:{3,})\{solution-end\}")
 _TIME_PARAGRAPH = re.compile(r"^\*\*Time\.\*\*[^\n]*(?:\n(?!\s*\n)[^\n]*)*", re.MULTILINE)
 _GLUE = re.compile(r"\{glue(?::\w+)?\}")
 _WORD = re.compile(r"[A-Za-z0-9][\w'’.-]*")
@@ -76,9 +72,28 @@ class Counts:
     words: int
     equations: int
     code_lines: int
-    coding_exercises: int
-    pen_exercises: int
     glued_values: int
+    exercises: tuple[tuple[str, int], ...] = ()
+    """(label, stated minutes) of each exercise, in order."""
+
+
+class MissingExerciseTime(ValueError):
+    """An exercise whose first line states no ``*Difficulty ★★☆, about N minutes.*``."""
+
+
+def exercise_times(text: str, chapter: str = "the chapter") -> list[tuple[str, int]]:
+    """(label, minutes) of each ``{exercise}`` in one Markdown text; MissingExerciseTime names one that states none."""
+    found = []
+    for match in _EXERCISE.finditer(text):
+        label = _LABEL.search(match.group(2))
+        name = label.group(1) if label else "(an exercise without a label)"
+        stated = STATED_TIME.match(match.group(3))
+        if stated is None:
+            raise MissingExerciseTime(
+                f"{chapter}: exercise {name} states no time; begin it with '*Difficulty ★★☆, about 20 minutes.*'"
+            )
+        found.append((name, int(stated.group(2))))
+    return found
 
 
 def _cell_dict(cell: Any) -> tuple[str, str, list[str]]:
@@ -138,45 +153,60 @@ def count_glued(text: str) -> int:
     return len(_GLUE.findall(_without_code_blocks(text)))
 
 
-def count(notebook: dict[str, Any]) -> Counts:
-    """The counts of a notebook (a dict as ``json.load`` or ``nbformat.read`` gives it)."""
+def _without_solutions(text: str, in_solution: bool) -> tuple[str, bool]:
+    """``text`` without its solutions (``{solution}`` blocks, and what lies between a ``{solution-start}`` and its
+    ``{solution-end}``, which may be cells apart), and whether a solution is still open at its end."""
+    kept, closing = [], None  # closing: the fence that closes a solution-end directive, left out with it
+    for line in _SOLUTION_BLOCK.sub(" ", text).split("\n"):
+        end = _SOLUTION_END.match(line)
+        if _SOLUTION_START.match(line):
+            in_solution = True
+        elif end:
+            in_solution, closing = False, end.group(1)
+        elif closing is not None and line.strip() == closing:
+            closing = None
+        elif not in_solution:
+            kept.append(line)
+    return "\n".join(kept), in_solution
+
+
+def count(notebook: dict[str, Any], chapter: str = "the chapter") -> Counts:
+    """The counts of a notebook (a dict as ``json.load`` or ``nbformat.read`` gives it); ``chapter`` names it in errors."""
     cells = [_cell_dict(cell) for cell in notebook["cells"]]
     if not cells:
         raise ValueError("the notebook has no cells: nothing to time")
     setup = next((i for i, (kind, _, _) in enumerate(cells) if kind == "code"), None)
-    words = equations = code_lines = coding = pen = glued = 0
+    words = equations = code_lines = glued = 0
+    exercises: list[tuple[str, int]] = []
+    in_solution = False  # between a solution-start and its solution-end, which may span cells
     for index, (kind, source, tags) in enumerate(cells):
         if kind == "markdown" and "remove-cell" in tags:
             continue  # not in the book (e.g. the Colab copy of an opening figure): no reader reads it twice
         if kind == "markdown":
-            w, e = count_markdown(source)
+            exercises += exercise_times(source, chapter)
+            read, in_solution = _without_solutions(source, in_solution)
+            w, e = count_markdown(read)
             words += w
             equations += e
-            glued += count_glued(source)
-            exercises = list(_EXERCISE.finditer(source))
-            for number, match in enumerate(exercises):
-                last = number == len(exercises) - 1
-                solved_here = _SOLUTION.search(source, match.end()) is not None
-                stub_next = index + 1 < len(cells) and cells[index + 1][0] == "code"
-                if last and not solved_here and stub_next:
-                    coding += 1
-                else:
-                    pen += 1
+            glued += count_glued(read)
         elif kind == "code" and index != setup and not any(tag in HIDDEN_TAGS for tag in tags):
             code_lines += sum(1 for line in source.split("\n") if line.strip())
-    return Counts(words, equations, code_lines, coding, pen, glued)
+    return Counts(words, equations, code_lines, glued, tuple(exercises))
 
 
-def minutes(counts: Counts) -> float:
-    """The formula of the module docstring, unrounded."""
+def reading_minutes(counts: Counts) -> float:
+    """The reading part of the formula of the module docstring, unrounded."""
     return (
         counts.words / WORDS_PER_MINUTE
         + MINUTES_PER_EQUATION * counts.equations
         + MINUTES_PER_CODE_LINE * counts.code_lines
-        + MINUTES_PER_CODING_EXERCISE * counts.coding_exercises
-        + MINUTES_PER_PEN_EXERCISE * counts.pen_exercises
         + MINUTES_PER_GLUED_VALUE * counts.glued_values
     )
+
+
+def minutes(counts: Counts) -> float:
+    """Reading plus every exercise's stated minutes, unrounded."""
+    return reading_minutes(counts) + sum(m for _, m in counts.exercises)
 
 
 def rounded(value: float, step: int = ROUND_TO) -> int:
@@ -190,14 +220,22 @@ def chapter_minutes(path: str | Path) -> int:
     """The rounded time of the notebook at ``path``."""
     import json
 
-    return rounded(minutes(count(json.loads(Path(path).read_text()))))
+    path = Path(path)
+    return rounded(minutes(count(json.loads(path.read_text()), path.stem)))
+
+
+def in_words(total: int) -> str:
+    """``total`` minutes as a reader says them: ``45 min``, ``2 h``, ``2 h 30 min``."""
+    if total < 60:
+        return f"{total} min"
+    hours, rest = divmod(total, 60)
+    return f"{hours} h {rest} min" if rest else f"{hours} h"
 
 
 FORMULA_TEXT = (
     f"words / {WORDS_PER_MINUTE:g} + {MINUTES_PER_EQUATION:g} min a display equation"
     f" + {round(60 * MINUTES_PER_CODE_LINE):g} s a visible code line"
-    f" + {MINUTES_PER_CODING_EXERCISE:g} min a coding exercise"
-    f" + {MINUTES_PER_PEN_EXERCISE:g} min a pen-and-paper exercise"
     f" + {round(60 * MINUTES_PER_GLUED_VALUE):g} s a computed value"
+    " + each exercise's stated minutes"
 )
-"""The formula in words, without a full stop inside (the Time line's sentence ends at its first)."""
+"""The formula in words, as CONTRIBUTING.md states it (it is no longer printed on the chapters)."""

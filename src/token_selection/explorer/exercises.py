@@ -15,7 +15,7 @@ ALIGNMENTS = (0.0, 0.3, 0.5, 2**-0.5, 0.9, 0.99, 0.998)
 """Targets for ``factor_for_alignment``: from no step (0) through eta = eta* (1/sqrt 2) to the default's 0.998."""
 
 
-def check_factor_for_alignment(candidate: Callable[[float], float]) -> bool:
+def check_factor_for_alignment(candidate: Callable[[float], float]) -> bool | None:
     """Check ``candidate(target) -> eta / eta*`` against ``factor_for_alignment``.
 
     Tolerance: relative 1e-9, since both sides are the same closed form up to float64 rounding
@@ -39,7 +39,7 @@ def _selection_cases() -> list[tuple[tuple, dict]]:
     return cases
 
 
-def check_selected_per_sequence(candidate: Callable[..., float]) -> bool:
+def check_selected_per_sequence(candidate: Callable[..., float]) -> bool | None:
     """Check ``candidate(attention, X, relevant, vocab_size) -> float`` against ``selected_relevant_per_sequence``.
 
     Tolerance: absolute 1e-12, since the answer is a mean of integer counts over 40 sequences

@@ -1,6 +1,6 @@
 """The real-data chapters' coding exercises: for each, the package's reference and the cases a reader's function is checked on.
 
-    check_real_data_exercise("ch6-gap", my_posterior_gap)   # True, False (not attempted) or AssertionError
+    check_real_data_exercise("ch6-gap", my_posterior_gap)   # True, None (not attempted) or AssertionError
 
 Cases are small seeded inputs that exercise padding, rare tokens and empty bins.
 """
@@ -63,7 +63,7 @@ EXERCISES: dict[str, tuple[Callable[..., Any], Callable[[], list]]] = {
 """Exercise name -> (reference, cases). The reference's signature is the one the chapter asks for."""
 
 
-def check_real_data_exercise(name: str, candidate: Callable[..., Any]) -> bool:
+def check_real_data_exercise(name: str, candidate: Callable[..., Any]) -> bool | None:
     """``check_exercise`` of ``candidate`` against the reference of exercise ``name`` on its cases."""
     if name not in EXERCISES:
         raise ValueError(f"name must be one of {sorted(EXERCISES)}, got {name!r}")

@@ -1,7 +1,7 @@
 """Checkers for the coding exercises of chapters 8 and 9: a reader's function against the package's.
 
 Each ``check_*`` calls ``exercises.check_exercise`` on fixed, seeded cases: it returns True
-when the reader's function agrees, False when it still raises NotImplementedError, and
+when the reader's function agrees, None (after one plain line) when it still raises NotImplementedError, and
 raises AssertionError naming the first case that differs.
 """
 
@@ -19,13 +19,13 @@ from .binned import compare_spread
 from .measures import accuracy_gap
 
 
-def check_accuracy_gap(candidate: Callable[[float, int, float, int], np.ndarray]) -> bool:
+def check_accuracy_gap(candidate: Callable[[float, int, float, int], np.ndarray]) -> bool | None:
     """Chapter 9: ``candidate(acc_a, n_a, acc_b, n_b)`` -> (gap, low, high) in points, as ``accuracy_gap``."""
     cases = [((0.95, 1000, 0.72, 1000), {}), ((0.87, 25000, 0.61, 25000), {}), ((0.5, 40, 0.55, 60), {})]
     return check_exercise(candidate, accuracy_gap, cases, name="accuracy_gap")
 
 
-def check_quadratic_minimum(candidate: Callable[[np.ndarray, np.ndarray], float]) -> bool:
+def check_quadratic_minimum(candidate: Callable[[np.ndarray, np.ndarray], float]) -> bool | None:
     """Chapter 9: ``candidate(x, y)`` -> the minimum of the least-squares quadratic, NaN when it is not convex."""
     rng = np.random.default_rng(0)
     x = rng.uniform(-1, 1, 200)
@@ -42,7 +42,7 @@ def _spread_ratio(x: np.ndarray, values_a: np.ndarray, values_b: np.ndarray) -> 
     return compare_spread(x, values_a, values_b).ratio
 
 
-def check_spread_ratio(candidate: Callable[[np.ndarray, np.ndarray, np.ndarray], float]) -> bool:
+def check_spread_ratio(candidate: Callable[[np.ndarray, np.ndarray, np.ndarray], float]) -> bool | None:
     """Chapter 8: ``candidate(x, a, b)`` -> mean per-bin std of b over that of a, 20 equal bins on [-1, 1]."""
     rng = np.random.default_rng(1)
     x = rng.uniform(-1, 1, 1000)
@@ -52,7 +52,7 @@ def check_spread_ratio(candidate: Callable[[np.ndarray, np.ndarray, np.ndarray],
     return check_exercise(candidate, _spread_ratio, cases, name="spread_ratio")
 
 
-def check_class_signed_frequency(candidate: Callable[[torch.Tensor, torch.Tensor, int, int], torch.Tensor]) -> bool:
+def check_class_signed_frequency(candidate: Callable[[torch.Tensor, torch.Tensor, int, int], torch.Tensor]) -> bool | None:
     """Chapter 8: ``candidate(X, y, K, V)`` -> (V, K) leading-order class signed frequency (pi = 1/K)."""
     gen = torch.Generator().manual_seed(0)
     cases = []

@@ -18,7 +18,7 @@ def test_checkers_accept_the_reference_and_report_a_stub():
     def stub(*args):
         raise NotImplementedError
 
-    assert check_factor_for_alignment(stub) is False and check_selected_per_sequence(stub) is False
+    assert check_factor_for_alignment(stub) is None and check_selected_per_sequence(stub) is None
 
 
 def test_factor_checker_rejects_the_squared_law():

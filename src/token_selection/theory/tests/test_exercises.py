@@ -8,79 +8,8 @@ import torch
 
 import token_selection as ts
 from token_selection.exercises import check_exercise
-from token_selection.theory.one_step import step_size_threshold
-
-
-def _random_model_cases(sizes, seed=1):
-    gen = torch.Generator().manual_seed(seed)
-    cases = []
-    for V, d, n, T in sizes:
-        E = torch.randn(V, d, generator=gen, dtype=torch.float64)
-        p, v = torch.randn(d, generator=gen, dtype=torch.float64), torch.randn(d, generator=gen, dtype=torch.float64)
-        X = torch.randint(0, V, (n, T), generator=gen)
-        mask = torch.arange(T)[None, :] < torch.randint(1, T + 1, (n, 1), generator=gen)
-        cases.append(((E, p, v, X, mask), {}))
-    return cases
-
-
-def _softmax_cases():
-    gen = torch.Generator().manual_seed(0)
-    cases = []
-    for scale in (1.0, 1e4):
-        scores = scale * torch.randn(6, 5, generator=gen, dtype=torch.float64)
-        mask = torch.rand(6, 5, generator=gen) < 0.7
-        mask[:, 0] = True
-        cases.append(((scores, mask), {}))
-    return cases
-
-
-def _importance_cases():
-    cases = []
-    for seed, (V, n, T) in enumerate([(10, 8, 5), (60, 12, 4)]):
-        gen = torch.Generator().manual_seed(seed)
-        X = torch.randint(0, V, (n, T), generator=gen)
-        y = torch.where(torch.arange(n) % 2 == 0, 1, -1)
-        mask = torch.arange(T)[None, :] < torch.randint(1, T + 1, (n, 1), generator=gen)
-        cases.append(((X, y, V, mask), {}))
-    return cases
-
-
-def _values_cases():
-    cases = []
-    for seed, (V, d, n, T) in enumerate([(12, 16, 30, 5), (30, 64, 80, 9)]):
-        gen = torch.Generator().manual_seed(seed)
-        X = torch.randint(0, V, (n, T), generator=gen)
-        y = torch.where(torch.rand(n, generator=gen) < 0.5, 1.0, -1.0).double()
-        E0 = torch.randn(V, d, generator=gen, dtype=torch.float64) / d**0.5
-        v = torch.randn(d, generator=gen, dtype=torch.float64) / d**0.5
-        cases.append(((E0, v, X, y, 25.0 * (seed + 1)), {}))
-    return cases
-
-
-def _threshold_cases():
-    return [
-        ((s.X, s.y, V, d), {})
-        for s, V, d in [
-            (ts.make_synthetic(40, 6, 20, 0.0, seed=0), 20, 64),
-            (ts.make_synthetic(200, 8, 50, 0.1, seed=1), 50, 512),
-        ]
-    ]
-
-
-def _pair_cases():
-    return [
-        ((s.X, s.relevant), {}) for s in (ts.make_synthetic(12, 5, 20, 0.0, seed=0), ts.make_synthetic(12, 5, 20, 0.3, seed=1))
-    ]
-
-
-def _margin_cases():
-    cases = []
-    for seed in range(2):
-        gen = torch.Generator().manual_seed(seed)
-        sample = ts.make_synthetic(16, 6, 24, 0.2 * seed, seed=seed)
-        E = torch.randn(24, 10, generator=gen, dtype=torch.float64)
-        cases.append(((E, torch.randn(10, generator=gen, dtype=torch.float64), sample.X, sample.relevant), {}))
-    return cases
+from token_selection.theory.exercise_cases import EXERCISES as CASES
+from token_selection.theory.exercise_cases import exercise
 
 
 def _one_hot_alpha(X, y, V):
@@ -131,9 +60,23 @@ def _pairs(X, relevant, *, distinct=True):
     return np.array(sorted(pairs), dtype=np.int64).reshape(-1, 2)
 
 
-def _reference_margin(E, p, X, relevant):
-    pairs = ts.selection_pairs(X, relevant, E.shape[0])
-    return float(((E[pairs[:, 0]] - E[pairs[:, 1]]) @ p).min() / p.norm())
+def _accumulator_grad(E, p, v, X, y, *, sign=1.0):
+    u, q = (E @ v)[X], torch.softmax((E @ p)[X], dim=1)
+    f = (q * u).sum(1)
+    dL_df = -sign * y * torch.sigmoid(-y * f) / X.shape[0]
+    a = torch.bincount(X.flatten(), weights=(dL_df[:, None] * q * (u - f[:, None])).flatten(), minlength=E.shape[0])
+    b = torch.bincount(X.flatten(), weights=(dL_df[:, None] * q).flatten(), minlength=E.shape[0])
+    return torch.outer(a, p) + torch.outer(b, v)
+
+
+def _batched_logits(E, p, v, X, batch_size, *, softmax=True):
+    out = []
+    for start in range(0, X.shape[0], batch_size):
+        gathered = E[X[start : start + batch_size]]
+        scores = gathered @ p
+        weights = torch.softmax(scores, dim=1) if softmax else torch.full_like(scores, 1 / scores.shape[1])
+        out.append((weights * (gathered @ v)).sum(1))
+    return torch.cat(out)
 
 
 def _margin(E, p, X, relevant, *, normalise=True):
@@ -142,49 +85,41 @@ def _margin(E, p, X, relevant, *, normalise=True):
     return float(gap.min() / (p.norm() if normalise else 1.0))
 
 
-EXERCISES = {
-    # chapter: (reference, cases, right solution, wrong solution: a typical mistake)
-    "ch1 masked softmax": (ts.masked_softmax, _softmax_cases, _softmax, lambda s, m: _softmax(s, m, use_mask=False)),
-    "ch1 two-vector logits": (
-        ts.loop_logits,
-        lambda: _random_model_cases([(8, 4, 5, 6), (30, 16, 12, 9)]),
-        _logits,
-        lambda *a: _logits(*a, softmax=False),
-    ),
-    "ch2 signed frequency": (
-        ts.signed_frequency,
-        _importance_cases,
-        _signed_frequency,
-        lambda *a: _signed_frequency(*a, per_length=False),
-    ),
-    "ch2 posterior gap": (ts.posterior_gap, _importance_cases, _posterior_gap, lambda *a: _posterior_gap(*a, unseen=0.0)),
-    "ch3 one-step values": (
-        lambda E0, v, X, y, eta: ts.predicted_one_step(E0, v, ts.signed_frequency(X, y, E0.shape[0]), eta) @ v,
-        _values_cases,
-        _values,
-        lambda *a: _values(*a, factor=1.0),
-    ),
-    "ch3 step-size threshold": (step_size_threshold, _threshold_cases, _threshold, lambda *a: _threshold(*a, unbiased=True)),
-    "ch4 distinct pairs": (
-        lambda X, r: ts.selection_pairs(X, r, int(X.max()) + 1),
-        _pair_cases,
-        _pairs,
-        lambda X, r: _pairs(X, r, distinct=False),
-    ),
-    "ch4 selection margin": (_reference_margin, _margin_cases, _margin, lambda *a: _margin(*a, normalise=False)),
+SOLUTIONS = {
+    # label: (right solution, wrong solution: a typical mistake)
+    "ch1-ex-masked-softmax": (_softmax, lambda s, m: _softmax(s, m, use_mask=False)),
+    "ch1-ex-fast-logits": (_logits, lambda *a: _logits(*a, softmax=False)),
+    "ch2-ex-signed-frequency": (_signed_frequency, lambda *a: _signed_frequency(*a, per_length=False)),
+    "ch2-ex-posterior-gap": (_posterior_gap, lambda *a: _posterior_gap(*a, unseen=0.0)),
+    "ch3-ex-values": (_values, lambda *a: _values(*a, factor=1.0)),
+    "ch3-ex-eta-star": (_threshold, lambda *a: _threshold(*a, unbiased=True)),
+    "ch4-ex-pairs": (_pairs, lambda X, r: _pairs(X, r, distinct=False)),
+    "ch4-ex-margin": (_margin, lambda *a: _margin(*a, normalise=False)),
+    "a1-ex-accumulators": (_accumulator_grad, lambda *a: _accumulator_grad(*a, sign=-1.0)),
+    "a1-ex-batched": (_batched_logits, lambda *a: _batched_logits(*a, softmax=False)),
 }
 
 
-@pytest.mark.parametrize("name", sorted(EXERCISES))
-def test_checker_accepts_the_solution_and_rejects_a_mistake(name):
-    reference, cases, right, wrong = EXERCISES[name]
-    assert check_exercise(right, reference, cases(), name=name) is True
+def test_every_registered_exercise_has_a_solution_and_a_mistake():
+    assert set(SOLUTIONS) == set(CASES)
+
+
+@pytest.mark.parametrize("label", sorted(SOLUTIONS))
+def test_checker_accepts_the_solution_and_rejects_a_mistake(label):
+    right, wrong = SOLUTIONS[label]
+    assert check_exercise(right, *exercise(label)) is True
     with pytest.raises(AssertionError, match="differs from the reference|shape"):
-        check_exercise(wrong, reference, cases(), name=name)
+        check_exercise(wrong, *exercise(label))
 
 
-def test_an_unattempted_stub_is_reported_not_failed():
-    def stub(*args):
+def test_an_unattempted_stub_is_reported_not_failed(capsys):
+    def my_stub(*args):
         raise NotImplementedError
 
-    assert check_exercise(stub, ts.masked_softmax, _softmax_cases()) is False
+    assert check_exercise(my_stub, *exercise("ch1-ex-masked-softmax")) is None
+    assert "my_stub" in capsys.readouterr().out
+
+
+def test_an_unknown_label_is_refused_naming_the_known_ones():
+    with pytest.raises(ValueError, match="unknown exercise 'ch1-ex-nothing'.*ch1-ex-masked-softmax"):
+        exercise("ch1-ex-nothing")
