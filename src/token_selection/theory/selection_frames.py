@@ -1,0 +1,143 @@
+"""Tokens in the plane of the value direction and the score direction, at a few steps of training p.
+
+Chapter 4 draws each token s at ``(E_s . v_hat, E_s . p_hat)``, with ``v_hat = v / |v|`` and
+``p_hat = p / |p|`` the direction of the ``<cls>`` vector after a few steps of normalised GD from
+``p = 0``. The x-coordinate is the value (monotone in the signed frequency), the y-coordinate the score
+per unit ``|p|``. A hollow marker shows where the token sits at the max-margin direction,
+``(E_s . v_hat, E_s . p_mm_hat)``, where the scores take two levels; an inset shows the projection of
+``p_hat`` on the plane of ``v_hat`` (right) and ``p_mm_hat`` (up), an arrow that turns up as p trains.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import torch
+
+from ..validation import ArrayLike, as_tensor
+from .plots import CLASS_COLORS
+from .token_plane import plane_coordinates, plot_token_plane
+from .training import train_cls
+
+if TYPE_CHECKING:  # matplotlib is imported only by the code that draws
+    from matplotlib.axes import Axes
+
+    from .model import CLSAttention
+
+LABEL_OFFSETS = {"the": (4, -12), "boring": (4, -12)}
+"""Where a word's label goes from its point, in typographic points, where the default would sit on other tokens."""
+ARRIVED = 0.02
+"""A token closer to its place at p_mm than this share of the panel's height gets no arrow: it has arrived."""
+
+
+@dataclass(frozen=True)
+class Frame:
+    """The ``<cls>`` vector after ``step`` steps of training: p (d,) float64."""
+
+    step: int
+    p: torch.Tensor
+
+
+def p_at_steps(model: CLSAttention, X: ArrayLike, y: ArrayLike, steps: Sequence[int], *, lr: float = 1.0) -> list[Frame]:
+    """``model.p`` after each of ``steps`` (strictly increasing, the first >= 0) steps of normalised GD.
+
+    X: (n, T) ids; y: (n,) labels. Trains ``model.p`` in place from where it is, with ``train_cls``.
+    A run that stops at the float64 floor keeps its last ``p``: a later frame records the step it
+    actually reached, so ``Frame.step`` can be smaller than asked.
+    """
+    marks = [int(s) for s in steps]
+    if not marks or marks[0] < 0 or any(b <= a for a, b in zip(marks, marks[1:], strict=False)):
+        raise ValueError(f"steps must be strictly increasing counts >= 0, got {list(steps)}")
+    frames, done = [], 0
+    for mark in marks:
+        if mark > done:
+            history = train_cls(model, X, y, steps=mark - done, lr=lr, method="normalized", log_points=2)
+            done += int(history.step[-1])
+        frames.append(Frame(step=done, p=model.p.detach().double().clone()))
+    return frames
+
+
+def _unit(vector: ArrayLike, name: str) -> torch.Tensor:
+    """``vector / |vector|``, or zeros for the zero vector (p = 0 has no direction: every score is 0)."""
+    vector = as_tensor(vector, name).double()
+    if vector.dim() != 1:
+        raise ValueError(f"{name} must be a vector, got shape {tuple(vector.shape)}")
+    norm = float(vector.norm())
+    return vector / norm if norm > 0 else torch.zeros_like(vector)
+
+
+def frame_coordinates(E: ArrayLike, v: ArrayLike, p: ArrayLike) -> np.ndarray:
+    """(V, 2) float64: ``(E_s . v_hat, E_s . p_hat)`` for every row of ``E`` (V, d); y = 0 when ``p = 0``."""
+    v_hat = _unit(v, "v")
+    if not float(v_hat.norm()) > 0:
+        raise ValueError("v must be non-zero")
+    return plane_coordinates(E, torch.stack([v_hat, _unit(p, "p")]))
+
+
+def direction_in_plane(p: ArrayLike, v: ArrayLike, p_mm: ArrayLike) -> np.ndarray:
+    """(2,) float64: ``(p_hat . v_hat, p_hat . p_mm_hat)``, the projection of p's direction; zeros when p = 0."""
+    p_hat = _unit(p, "p")
+    return np.array([float(p_hat @ _unit(v, "v")), float(p_hat @ _unit(p_mm, "p_mm"))])
+
+
+def plot_selection_frames(
+    axes: Sequence[Axes],
+    E: ArrayLike,
+    v: ArrayLike,
+    p_mm: ArrayLike,
+    frames: Sequence[Frame],
+    token_class: ArrayLike,
+    words: Mapping[str, int],
+) -> list[np.ndarray]:
+    """One panel per frame; returns each frame's (V, 2) token coordinates, as drawn.
+
+    E: (V, d) frozen embeddings; v: (d,); p_mm: (d,) the max-margin direction; token_class: (V,) in
+    {-1, 0, +1}; words: name -> token id, the tokens labelled. Every panel shares its axes' limits.
+    """
+    if len(axes) != len(frames):
+        raise ValueError(f"need one axis per frame: got {len(axes)} axes for {len(frames)} frames")
+    classes = as_tensor(token_class, "token_class").tolist()
+    colors = [CLASS_COLORS[int(c)] for c in classes]
+    limit = frame_coordinates(E, v, p_mm)
+    if len(classes) != len(limit):
+        raise ValueError(f"token_class has {len(classes)} entries for {len(limit)} tokens")
+    named = list(words.values())
+    drawn = [frame_coordinates(E, v, frame.p) for frame in frames]
+    y_all = np.concatenate([limit[:, 1]] + [points[:, 1] for points in drawn])
+    pad = 0.08 * (y_all.max() - y_all.min() + 1e-12)
+    for ax, frame, points in zip(axes, frames, drawn, strict=True):
+        ax.axhline(0, color="gray", lw=0.5)
+        ax.axvline(0, color="gray", lw=0.5)
+        far = np.abs(limit[:, 1] - points[:, 1]) > ARRIVED * (y_all.max() - y_all.min())
+        if far.any():
+            far_colors = [c for c, f in zip(colors, far, strict=True) if f]
+            plot_token_plane(ax, points[far], colors=far_colors, moved_to=limit[far], size=16)
+        if not far.all():
+            plot_token_plane(ax, points[~far], colors=[c for c, f in zip(colors, far, strict=True) if not f], size=16)
+        plot_token_plane(ax, points[named], labels=list(words), colors=[colors[i] for i in named], size=16, offsets=LABEL_OFFSETS)
+        ax.set_ylim(y_all.min() - pad, y_all.max() + 2 * pad)
+        ax.set_xlabel(r"value $E_s\cdot\hat v$")
+        ax.set_ylabel(r"score $E_s\cdot p/\|p\|$")
+        ax.set_title(f"step {frame.step}" + (": $p = 0$" if not float(frame.p.norm()) > 0 else ""))
+        _draw_compass(ax, direction_in_plane(frame.p, v, p_mm))
+    return drawn
+
+
+def _draw_compass(ax: Axes, direction: np.ndarray) -> None:
+    """An inset in the upper right: the unit circle of the (v_hat, p_mm_hat) plane and p_hat's projection on it."""
+    inset = ax.inset_axes([0.66, 0.6, 0.33, 0.38])
+    circle = np.linspace(0, 2 * np.pi, 100)
+    inset.plot(np.cos(circle), np.sin(circle), color="lightgray", lw=0.8)
+    inset.plot([0, 0], [0, 1], ":", color="black", lw=1)
+    inset.annotate(r"$\hat p_{\mathrm{mm}}$", (0, 1), xytext=(3, -8), textcoords="offset points", fontsize=7)
+    inset.annotate(r"$\hat v$", (1, 0), xytext=(-10, 3), textcoords="offset points", fontsize=7)
+    if float(np.linalg.norm(direction)) > 0:
+        inset.annotate("", xy=tuple(direction), xytext=(0, 0), arrowprops=dict(arrowstyle="-|>", color="black", lw=1.5))
+    inset.set_xlim(-1.15, 1.15)
+    inset.set_ylim(-1.15, 1.15)
+    inset.set_aspect("equal")
+    inset.set_xticks([])
+    inset.set_yticks([])

@@ -1,0 +1,97 @@
+"""Tests of the token frames in the plane of v and the direction of p."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+import torch  # noqa: E402
+
+from token_selection.theory.max_margin import solve_max_margin  # noqa: E402
+from token_selection.theory.selection_frames import (  # noqa: E402
+    direction_in_plane,
+    frame_coordinates,
+    p_at_steps,
+    plot_selection_frames,
+)
+from token_selection.theory.synthetic import REFERENCE_CASE  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def trained(reference_case):
+    """The reference case, its p_mm and p after 0, 1, 10 and (at most) 5000 steps of normalised GD."""
+    data, stepped = reference_case
+    E, v = stepped.E.detach(), stepped.v.detach()
+    p_mm = solve_max_margin(E, data.X, data.relevant).direction
+    frames = p_at_steps(REFERENCE_CASE.model_after_one_step(data.X, data.y), data.X, data.y, [0, 1, 10, 5000])
+    return data, E, v, p_mm, frames
+
+
+def test_coordinates_are_the_values_and_the_scores_per_unit_p():
+    gen = torch.Generator().manual_seed(0)
+    E, v, p = (torch.randn(*shape, generator=gen, dtype=torch.float64) for shape in ((6, 8), (8,), (8,)))
+    xy = frame_coordinates(E, 3 * v, 5 * p)
+    np.testing.assert_allclose(xy[:, 0], (E @ v / v.norm()).numpy(), atol=1e-13)
+    np.testing.assert_allclose(xy[:, 1], (E @ p / p.norm()).numpy(), atol=1e-13)
+    assert (frame_coordinates(E, v, torch.zeros(8, dtype=torch.float64))[:, 1] == 0).all()  # p = 0: every score 0
+
+
+def test_direction_in_plane():
+    v, p_mm = torch.tensor([1.0, 0.0, 0.0]), torch.tensor([0.0, 2.0, 0.0])
+    np.testing.assert_allclose(direction_in_plane(torch.tensor([3.0, 4.0, 0.0]), v, p_mm), [0.6, 0.8])
+    np.testing.assert_allclose(direction_in_plane(torch.tensor([0.0, 0.0, 7.0]), v, p_mm), [0.0, 0.0])
+    assert (direction_in_plane(torch.zeros(3), v, p_mm) == 0).all()
+
+
+def test_frames_start_at_zero_and_stop_at_the_float64_floor(trained):
+    *_, frames = trained
+    assert [f.step for f in frames[:3]] == [0, 1, 10]
+    assert float(frames[0].p.norm()) == 0 and float(frames[1].p.norm()) == pytest.approx(1.0)  # one unit step
+    assert 10 < frames[-1].step < 5000  # normalised GD stops at the floor well before 5000 steps
+
+
+def test_after_training_relevant_tokens_sit_above_and_x_orders_them_by_sign(trained):
+    data, E, v, p_mm, frames = trained
+    cls = data.token_class.numpy()
+    for p in (frames[-1].p, p_mm):
+        xy = frame_coordinates(E, v, p)
+        assert xy[cls != 0, 1].min() > xy[cls == 0, 1].max()
+        assert xy[cls == 1, 0].min() > xy[cls == 0, 0].max() and xy[cls == -1, 0].max() < xy[cls == 0, 0].min()
+    start = frame_coordinates(E, v, frames[1].p)
+    assert start[cls != 0, 1].min() < start[cls == 0, 1].max()  # one step in, the two levels are not there yet
+    assert direction_in_plane(frames[-1].p, v, p_mm)[1] > direction_in_plane(frames[1].p, v, p_mm)[1]
+
+
+def test_plot_draws_each_frame_with_its_compass(trained):
+    data, E, v, p_mm, frames = trained
+    fig, axes = plt.subplots(1, len(frames))
+    drawn = plot_selection_frames(axes, E, v, p_mm, frames, data.token_class, {"great": 0, "the": 20})
+    for ax, frame, xy in zip(axes, frames, drawn, strict=True):
+        np.testing.assert_allclose(xy, frame_coordinates(E, v, frame.p))
+        assert {"great", "the"} <= {t.get_text() for t in ax.texts}
+        assert len(ax.child_axes) == 1
+    assert axes[0].get_title() == "step 0: $p = 0$" and axes[-1].get_title() == f"step {frames[-1].step}"
+    assert len(axes[0].child_axes[0].texts) == 2  # p = 0: the two axis names, no arrow
+    assert len(axes[-1].child_axes[0].texts) == 3
+    plt.close(fig)
+
+
+def test_inputs_are_checked(trained):
+    data, E, v, p_mm, frames = trained
+    model = REFERENCE_CASE.model_after_one_step(data.X, data.y)
+    for steps in ([], [-1], [3, 3], [5, 2]):
+        with pytest.raises(ValueError, match="strictly increasing"):
+            p_at_steps(model, data.X, data.y, steps)
+    fig, axes = plt.subplots(1, 2)
+    with pytest.raises(ValueError, match="one axis per frame"):
+        plot_selection_frames(axes, E, v, p_mm, frames, data.token_class, {})
+    with pytest.raises(ValueError, match="token_class"):
+        plot_selection_frames(axes, E, v, p_mm, frames[:2], data.token_class[:5], {})
+    with pytest.raises(ValueError, match="non-zero"):
+        frame_coordinates(E, torch.zeros(E.shape[1]), p_mm)
+    with pytest.raises(ValueError, match="vector"):
+        frame_coordinates(E, torch.ones(2, E.shape[1]), p_mm)
+    plt.close(fig)

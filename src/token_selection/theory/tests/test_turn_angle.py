@@ -1,0 +1,56 @@
+"""Tests of the turn to the max-margin direction as an angle against the step."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from token_selection.theory.turn_angle import angle_from_cosine, angle_to, logistic_turn, plot_angle_against_step  # noqa: E402
+
+TOY = np.random.default_rng(0).normal(size=(12, 2)) * 0.4 + [1.0, 0.6]  # chapter 4's toy points
+
+
+def test_angles_of_known_cosines():
+    np.testing.assert_allclose(angle_from_cosine([1.0, 0.5, 0.0, -1.0]), [0.0, 60.0, 90.0, 180.0], atol=1e-12)
+    assert angle_from_cosine(1 + 1e-15) == 0.0  # rounding past 1 is clipped, not NaN
+    with pytest.raises(ValueError, match="finite"):
+        angle_from_cosine([np.nan])
+
+
+def test_angle_between_directions():
+    np.testing.assert_allclose(angle_to([[1.0, 0.0], [0.0, 3.0], [-1.0, 1.0]], [2.0, 0.0]), [0.0, 90.0, 135.0])
+    with pytest.raises(ValueError, match="non-zero"):
+        angle_to([[0.0, 0.0]], [1.0, 0.0])
+    with pytest.raises(ValueError, match="directions must be"):
+        angle_to([1.0, 0.0], [1.0, 0.0])
+
+
+def test_logistic_regression_turns_towards_the_max_margin_direction():
+    steps, angles = logistic_turn(TOY, steps=20_000, lr=0.5)
+    assert steps[0] == 1 and steps[-1] == 20_000 and (np.diff(steps) > 0).all()
+    assert angles[0] > 15 and angles[-1] < 6  # from about 20 degrees to about 5
+    assert (np.diff(angles) <= 1e-9).all()  # on these points the turn never goes back
+
+
+def test_a_few_steps_are_recorded_at_their_steps():
+    steps, angles = logistic_turn(TOY, steps=10, lr=0.5, record=5)
+    assert steps.tolist() == [1, 3, 5, 10] and len(angles) == len(steps)  # 1.78 and 1 both record step 1
+
+
+def test_plot_draws_one_curve_per_label_on_a_log_axis():
+    fig, ax = plt.subplots()
+    plot_angle_against_step(ax, {"a": ([1, 10, 100], [20.0, 10.0, 5.0]), "b": ([1, 2], [50.0, 40.0])})
+    assert [line.get_label() for line in ax.get_lines()][:2] == ["a", "b"]
+    assert ax.get_xscale() == "log" and ax.get_ylim()[0] == 0
+    assert "angle" in ax.get_ylabel() and "step" in ax.get_xlabel()
+    with pytest.raises(ValueError, match="at least one"):
+        plot_angle_against_step(ax, {})
+    with pytest.raises(ValueError, match="steps >= 1"):
+        plot_angle_against_step(ax, {"c": ([0, 1], [1.0, 2.0])})
+    with pytest.raises(ValueError, match="equal-length"):
+        plot_angle_against_step(ax, {"c": ([1, 2], [1.0])})
+    plt.close(fig)
