@@ -21,7 +21,9 @@ record (``diagnosis-<name>.<scale>.json``, written by ``scripts/run_records.py``
   trained and frozen accuracies on such a subset (``vocabulary_match``);
 - ``accuracy_reference``: a bag-of-words logistic regression (scikit-learn) on the same
   split and the same tokens, to place the attention models' accuracies;
-- ``one_step_direct`` (``one_step_direct``): the one step on E measured right after it, nothing retrained.
+- ``one_step_direct`` (``one_step_direct``): the one step on E measured right after it, nothing retrained;
+- ``selection_mass`` (``selection_mass``): the attention mass each one-layer arm's models put on the important tokens
+  of the test reviews, against uniform attention.
 
     metrics = DIAGNOSES["frozen_capacity"].run(DIAGNOSES["frozen_capacity"].settings("fast"))
 """
@@ -43,6 +45,9 @@ from .one_step_direct import DESCRIPTION as ONE_STEP_DIRECT_DESCRIPTION
 from .one_step_direct import RECORD as ONE_STEP_DIRECT
 from .one_step_direct import one_step_direct_settings, run_one_step_direct
 from .pipeline import load_data, preset_seeds, run_experiment
+from .selection_mass import DESCRIPTION as SELECTION_MASS_DESCRIPTION
+from .selection_mass import RECORD as SELECTION_MASS
+from .selection_mass import run_selection_mass, selection_mass_settings
 from .settings import REBUTTAL_VOCABULARY, RealDataSettings, diagnosis_settings, real_data_settings
 from .vocabulary_match import matched_vocabulary_settings, run_matched_vocabulary
 
@@ -473,7 +478,9 @@ DIAGNOSES: dict[str, Diagnosis] = {
             (2.0, 0.5),
         ),
         Diagnosis(ONE_STEP_DIRECT, one_step_direct_settings, run_one_step_direct, ONE_STEP_DIRECT_DESCRIPTION, (5.0, 2.5)),
+        Diagnosis(SELECTION_MASS, selection_mass_settings, run_selection_mass, SELECTION_MASS_DESCRIPTION, (50.0, 4.0)),
     )
 }
-"""Every diagnosis, by record name; ``one_step_direct`` is the abstract's one step measured on real reviews, run and
-checked for staleness the same way."""
+"""Every diagnosis, by record name; ``one_step_direct`` (the abstract's one step measured on real reviews) and
+``selection_mass`` (the attention on important tokens of the one-layer arms' models) are run and checked for staleness
+the same way."""

@@ -24,6 +24,7 @@ __all__ = [
     "importance_profile",
     "plot_importance_profiles",
     "plot_one_step_direct",
+    "plot_selection_mass",
     "profile_verdicts",
     "selected_tokens_table",
     "token_importance",
@@ -194,5 +195,41 @@ def plot_one_step_direct(metrics: dict, dataset: str, *, title: str):
     axes[2].set_ylabel(r"correlation of $E_s(1)\cdot v$ over tokens")
     axes[2].set_title(f"mean and 95% interval over {rows[0]['seed_summary']['pearson_alpha']['n']} draws")
     axes[2].legend(fontsize=7, loc="lower center", bbox_to_anchor=(0.5, 0.55), ncol=2)
+    fig.suptitle(title, fontsize=10)
+    return fig
+
+
+def plot_selection_mass(metrics: dict, *, title: str, datasets: list[str] | None = None):
+    """Attention on the important tokens of the test reviews (``selection_mass``'s record): one panel per dataset.
+
+    Bars: per one-layer arm, the mean share of a review's attention on its important tokens, with the 95% interval
+    over seeds and the lift (share over uniform share) written above; dashed line and band: the share under uniform
+    attention (mean and interval over seeds). metrics: the record's metrics; datasets: those to draw (default: all).
+    """
+    import matplotlib.pyplot as plt
+
+    from .registry import MODE_LABELS
+
+    datasets, arms = list(metrics["datasets"] if datasets is None else datasets), metrics["arms"]
+    fig, axes = plt.subplots(1, len(datasets), figsize=(6.4 * len(datasets), 4.2), layout="constrained", squeeze=False)
+    colours = {"joint": "tab:blue", "one_step_frozen": "tab:orange", "frozen_random": "tab:grey"}
+    for ax, dataset in zip(axes[0], datasets, strict=True):
+        found = metrics[dataset]
+        uniform = found["seed_summary"]["uniform"]
+        ax.axhspan(uniform["low"], uniform["high"], color="k", alpha=0.12, lw=0)
+        ax.axhline(uniform["value"], color="k", ls="--", lw=1, label="uniform attention (selects nothing)")
+        for i, arm in enumerate(arms):
+            share, lift = (found["arms"][arm]["seed_summary"][name] for name in ("share", "lift"))
+            error = [[share["value"] - share["low"]], [share["high"] - share["value"]]]
+            ax.bar(i, share["value"], 0.6, yerr=error, capsize=4, color=colours.get(arm, "tab:green"), alpha=0.85)
+            ax.annotate(f"×{lift['value']:.1f}", (i, share["high"]), xytext=(0, 4), textcoords="offset points",
+                        ha="center", fontsize=9)  # fmt: skip
+        ax.set_xticks(range(len(arms)), [MODE_LABELS.get(arm, arm) for arm in arms], fontsize=8)
+        ax.set_ylim(0, 1.15 * max(found["arms"][arm]["seed_summary"]["share"]["high"] for arm in arms))
+        ax.set_ylabel("share of attention on important words")
+        seeds = uniform["n"]
+        ax.set_title(f"{dataset}: mean over {found['per_seed']['counted'][0]:,} test reviews with an important word; "
+                     f"{seeds} seed{'s' * (seeds > 1)}", fontsize=9)  # fmt: skip
+        ax.legend(fontsize=8, loc="upper right")
     fig.suptitle(title, fontsize=10)
     return fig

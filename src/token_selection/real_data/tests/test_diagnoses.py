@@ -40,7 +40,7 @@ def test_bag_of_words_counts_unmasked_words_only():
 
 def test_every_diagnosis_has_settings_at_both_scales_that_differ_and_a_cost():
     for name, diagnosis in dg.DIAGNOSES.items():
-        assert name.startswith("diagnosis-") or name == dg.ONE_STEP_DIRECT
+        assert name.startswith("diagnosis-") or name in (dg.ONE_STEP_DIRECT, dg.SELECTION_MASS)
         fast, full = diagnosis.settings("fast"), diagnosis.settings("full")
         assert fast["scale"] == "fast" and full["scale"] == "full" and fast != full
         assert diagnosis.relative_cost("fast") > 0 and "Grids" in diagnosis.protocol(fast)
