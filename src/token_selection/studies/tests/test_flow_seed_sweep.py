@@ -110,3 +110,14 @@ def test_a_record_at_full_scale_matches_the_discretisation_study_on_their_common
     assert torch.tensor(sweep["metrics"]["d512"]["euler_1"]["cos"][:20]).allclose(
         torch.tensor(older["metrics"]["ch4"]["euler_1"]["cos"]), atol=1e-4
     )
+
+
+def test_a_finer_euler_run_travels_the_same_arc_and_each_solver_is_its_own():
+    settings = fs.flow_sweep_settings("fast") | {"steps": 300, "lr": 0.5, "refinements": [1, 5]}
+    out = fs.run_seed(48, 1, settings)
+    coarse, fine = out["euler_1"], out["euler_5"]
+    assert coarse["arc_length"] <= 150 and fine["arc_length"] <= 150  # steps x lr, whatever the refinement
+    assert fine["arc_length"] > 0.5 * coarse["arc_length"], "five times the steps at a fifth of the length"
+    assert abs(fine["cos"] - out["dop853"]["cos"]) <= abs(coarse["cos"] - out["dop853"]["cos"]) + 1e-6
+    assert out["rk45"]["evaluations"] != out["dop853"]["evaluations"], "two solvers, not one run twice"
+    assert out["rk45"]["arc_length"] <= 150 + 1e-9
