@@ -168,14 +168,17 @@ def verdict_table(rows: list[ReportRow], scale: str = "full") -> str:
 
 
 def why_list(rows: list[ReportRow], scale: str = "full") -> str:
-    """For each row not reproduced at ``scale``: its number, the verdict's reason, and what the diagnoses measured."""
+    """For each row not reproduced at ``scale``: its number, the verdict's reason, and what the diagnoses measured.
+
+    A bulleted list that names each row ("Row 9"), so the table's "why: 9 below" finds it: a numbered Markdown list
+    would be renumbered from its first item."""
     items = []
     for number, row in enumerate(rows, start=1):
         result = row.outcomes[scale]
         if result.verdict == "reproduced":
             continue
         reason = why_differs(row.claim.key, scale)
-        items.append(f"{number}. **{row.claim.key}** ({result.verdict}: {result.why}). {reason}".rstrip())
+        items.append(f"- **Row {number}** ({result.verdict}: {result.why}). {reason}".rstrip())
     return "\n".join(items)
 
 

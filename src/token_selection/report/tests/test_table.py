@@ -154,8 +154,8 @@ def test_verdict_table_points_unreproduced_rows_to_their_reasons(records):
     assert table.splitlines()[0] == "| # | claim | source | ours | verdict |"
     assert "**not reproduced** (why: 1 below)" in table and "**not run** (why: 2 below)" in table
     reasons = why_list(rows, "fast").splitlines()
-    assert reasons[0].startswith("1. **trained_accuracy** (not reproduced:") and "make records" in reasons[0]
-    assert reasons[1].startswith("2. **one_step_alignment** (not run:")
+    assert reasons[0].startswith("- **Row 1** (not reproduced:") and "make records" in reasons[0]
+    assert reasons[1].startswith("- **Row 2** (not run:"), "each reason names its row as the table's 'why: N below' does"
 
 
 def test_a_record_written_before_a_metric_existed_is_named_with_the_command_that_writes_it_again(records):

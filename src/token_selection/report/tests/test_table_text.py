@@ -67,7 +67,7 @@ def test_protocols_and_verdict_list_in_full():
     statement = "After p is trained to convergence, the softmax selects the important tokens"
     assert table[2].startswith(f"| 1 | {statement} | [abstract] abstract |")
     several = [rows[0], tb.ReportRow(BY_KEY["several_relevant"], "p", {"full": _outcome("0.9", "partly", "the mean")})]
-    assert tb.why_list(several) == "2. **several_relevant** (partly: the mean).", "no diagnosis speaks to it: nothing after"
+    assert tb.why_list(several) == "- **Row 2** (partly: the mean).", "no diagnosis speaks to it: nothing after"
 
 
 def test_records_list_names_each_record_once_with_its_date_and_machine(records):
