@@ -359,6 +359,6 @@ def show_one_step_on_reviews(value: dict) -> str:
     """The correlation with its interval, the law with the draws' quantities and the difference, the law at the step."""
     return (
         f"corr {show_interval(value['corr'], '{:.3f}')} on {value['dataset']} at d = {value['d']}, the dataset further "
-        f"from its law; law with the measured tokens and each draw's |v| {value['predicted_draw']:.3f}, difference "
-        f"{show_interval(value, '{:+.3f}')}; law at the step's tau {value['predicted']:.3f}; Spearman {value['spearman']:.2f}"
+        f"from its law; law with the measured tokens and the |v| of each draw {value['predicted_draw']:.3f}, difference "
+        f"{show_interval(value, '{:+.3f}')}; law at the tau of the step {value['predicted']:.3f}; Spearman {value['spearman']:.2f}"
     )
