@@ -360,5 +360,6 @@ def show_one_step_on_reviews(value: dict) -> str:
     return (
         f"corr {show_interval(value['corr'], '{:.3f}')} on {value['dataset']} at d = {value['d']}, the dataset further "
         f"from its law; law with the measured tokens and the |v| of each draw {value['predicted_draw']:.3f}, difference "
-        f"{show_interval(value, '{:+.3f}')}; law at the tau of the step {value['predicted']:.3f}; Spearman {value['spearman']:.2f}"
+        f"{show_interval(value, '{:+.3f}')}; law at the tau of the step {value['predicted']:.3f}; "
+        f"Spearman {value['spearman']:.2f}"
     )
