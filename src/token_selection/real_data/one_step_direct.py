@@ -318,6 +318,16 @@ def page_numbers(metrics: dict[str, Any], dataset: str) -> dict[str, Any]:
     }
 
 
+def shown_word(word: str) -> str:
+    """A vocabulary word as a page shows it: as it is when printable, else its invisible characters named
+    (``"\u200b"`` -> ``"<ZERO WIDTH SPACE>"``), so that no escape sequence reaches the reader."""
+    import unicodedata
+
+    if word.isprintable():
+        return word
+    return "".join(c if c.isprintable() else f"<{unicodedata.name(c, f'U+{ord(c):04X}')}>" for c in word)
+
+
 def top_words_frame(metrics: dict[str, Any], dataset: str):
     """The record's top words of ``dataset`` side by side: by |alpha| (word, count, alpha x 1000, omega) and by
     |omega| (word, count, alpha x 1000, omega); a pandas DataFrame with one row per rank."""
@@ -326,7 +336,7 @@ def top_words_frame(metrics: dict[str, Any], dataset: str):
     columns = {}
     for by, label in (("top_alpha", "largest |α|"), ("top_omega", "largest |ω|")):
         words = metrics[dataset][by]
-        columns[(label, "word")] = [w["word"] if w["word"].isprintable() else ascii(w["word"]) for w in words]
+        columns[(label, "word")] = [shown_word(w["word"]) for w in words]
         columns[(label, "count")] = [w["count"] for w in words]
         columns[(label, "α × 1000")] = [round(1000 * w["alpha"], 3) for w in words]
         columns[(label, "ω")] = [round(w["omega"], 2) for w in words]

@@ -146,3 +146,12 @@ def test_the_record_is_registered_with_the_paper_s_d_at_both_scales():
     diagnosis = dg.DIAGNOSES[osd.RECORD]
     assert diagnosis.runner is osd.run_one_step_direct and "Grids" in diagnosis.protocol(fast)
     assert np.all(np.diff(fast["d_grid"]) > 0)
+
+
+def test_a_word_is_shown_without_escape_sequences():
+    from token_selection.real_data.one_step_direct import shown_word
+
+    assert shown_word("great") == "great"
+    assert shown_word("\u200b") == "<ZERO WIDTH SPACE>"
+    assert shown_word("a\u200bb") == "a<ZERO WIDTH SPACE>b"
+    assert "\\u" not in shown_word("\x07") and shown_word("\x07").startswith("<")
