@@ -157,7 +157,8 @@ def plot_one_step_direct(metrics: dict, dataset: str, *, title: str):
     d = str(max(int(k) for k in scatter["values"]))
     alpha, omega = np.asarray(scatter["alpha"]), np.asarray(scatter["omega"])
     values, counts = np.asarray(scatter["values"][d]), np.log10(np.asarray(scatter["count"], dtype=float))
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.6), layout="constrained")
+    fig, grid = plt.subplot_mosaic([["alpha", "omega"], ["dims", "dims"]], figsize=(10, 8.4), layout="constrained")
+    axes = [grid["alpha"], grid["omega"], grid["dims"]]  # two scatters above, the correlations over d below
     colour = {"c": counts, "cmap": "viridis", "norm": Normalize(counts.min(), counts.max()), "s": 9, "alpha": 0.75}
     points = axes[0].scatter(alpha, values, **colour)
     line = np.linspace(alpha.min(), alpha.max(), 2)
