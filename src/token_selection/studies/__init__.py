@@ -5,7 +5,6 @@ from .asymmetric import arm_heights, asymmetric_run, asymmetric_settings, make_a
 from .capacity import capacity_settings, cell_outcome, predicted_dimension, run_capacity, value_signal
 from .flow_discretisation import (
     end_counts,
-    finer_discretisation_reason,
     flow_batch,
     flow_ode,
     flow_settings,
@@ -39,7 +38,6 @@ __all__ = [
     "cell_outcome",
     "classify_endpoint",
     "end_counts",
-    "finer_discretisation_reason",
     "flow_batch",
     "flow_ode",
     "flow_settings",

@@ -223,53 +223,6 @@ def survival(metrics: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _listed(items: list) -> str:
-    words = [str(item) for item in items]
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1] if words else "none"
-
-
-def finer_discretisation_reason(scale: str) -> str:
-    """One sentence for the global row of the reproduction report: what the finer discretisation of the flow finds.
-
-    Read from the current ``flow_discretisation`` record at ``scale``; says so when there is none.
-    """
-    from ..results import read_record
-
-    record = read_record("flow_discretisation", scale, settings=flow_settings(scale))
-    if record is None:
-        return (
-            f"The one-sided ends have not been checked against a finer discretisation of the flow at the {scale} scale "
-            f"(no current record; python scripts/run_studies.py --scale {scale} --only flow_discretisation)."
-        )
-    metrics = record["metrics"]
-    found = survival(metrics)
-    counts = end_counts(metrics)
-    ratios = found["one_sided_ratios"]
-    fine = ", ".join(str(counts[r][found["finest"]]) for r in ratios)
-    coarse = ", ".join(str(counts[r][found["coarse"]]) for r in ratios)
-    same4 = found["ch4_finest"] == found["ch4_coarse"]
-    seeds4 = len(metrics["ch4"][found["coarse"]].get("cos", [])) or "all"
-    before, after = found["ch4_coarse"], found["ch4_finest"]
-    if same4:
-        ch4 = f"chapter 4b's failing seeds ({_listed(before)}) fail alike"
-    elif set(before) <= set(after):
-        ch4 = f"chapter 4b's seeds fail in {len(after)} of {seeds4} instead of {len(before)} ({_listed(after)})"
-    else:
-        ch4 = f"chapter 4b's failing seeds change from {_listed(before)} to {_listed(after)}"
-    if not ratios:
-        verdict = "no step multiple has a one-sided end at chapter 10's step"
-    elif found["surviving"] == ratios:
-        verdict = "so the one-sided ends are not an artefact of the step length"
-    elif not found["surviving"]:
-        verdict = "so the one-sided ends are an artefact of the step length"
-    else:
-        verdict = f"so they survive only at {_listed(found['surviving'])} η*"
-    return (
-        f"With the flow of p followed by an adaptive solver (RK45), random starts end one-sided in {fine} of "
-        f"{found['trials']} seeds at {_listed(ratios)} η* ({coarse} with chapter 10's step) and {ch4}, {verdict}."
-    )
-
-
 DISCRETISATION_LABELS = {"euler_1": "the chapter's step", "euler_10": "10 times shorter steps", "rk45": "adaptive RK45"}
 """How a figure or a table names each discretisation."""
 

@@ -197,33 +197,6 @@ def test_survival_reads_the_coarsest_and_finest_discretisations():
         fd.end_counts(metrics, "one-sided")
 
 
-@pytest.mark.parametrize(
-    ("counts", "ch4", "says"),
-    [
-        ({"8": [4, 4, 3], "16": [14, 13, 13]}, ([1, 11, 15], [1, 11, 15]),
-         ["3, 13 of 24 seeds at 8 and 16 η* (4, 14 with", "seeds (1, 11 and 15) fail alike", "not an artefact"]),
-        ({"8": [4, 0, 0], "16": [14, 0, 0]}, ([1], [1]), ["0, 0 of 24", "so the one-sided ends are an artefact"]),
-        ({"8": [4, 4, 3], "16": [14, 0, 0]}, ([1, 11], [1]), ["survive only at 8 η*", "change from 1 and 11 to 1"]),
-        ({"8": [4, 4, 3]}, ([1, 11], [1, 4, 11]), ["seeds fail in 3 of all instead of 2 (1, 4 and 11)"]),
-        ({"4": [0, 0, 0]}, ([], []), ["no step multiple has a one-sided end"]),
-    ],
-)  # fmt: skip
-def test_the_reason_follows_the_record_and_ignores_a_stale_one(tmp_path, monkeypatch, counts, ch4, says):
-    monkeypatch.setenv(RECORDS_VARIABLE, str(tmp_path))
-    assert "no current record" in fd.finer_discretisation_reason("fast")
-    settings = fd.flow_settings("fast")
-    write_record("flow_discretisation", "fast", protocol="p", settings=settings, metrics=_metrics(counts, ch4))
-    reason = fd.finer_discretisation_reason("fast")
-    for part in says:
-        assert part in reason, reason
-    assert reason.count(".") == 1 and reason.endswith(".")  # one sentence
-    assert "no current record" in fd.finer_discretisation_reason("full")  # a fast record is not read at full scale
-    stale = copy.deepcopy(settings)
-    stale["ode"]["rtol"] = 1e-7
-    write_record("flow_discretisation", "fast", protocol="p", settings=stale, metrics=_metrics(counts, ch4))
-    assert "no current record" in fd.finer_discretisation_reason("fast")
-
-
 def test_the_figure_draws_both_counts_per_discretisation():
     import matplotlib
 
@@ -385,29 +358,6 @@ def test_a_four_seed_case_that_fails_and_one_that_does_not():
     out = fd._chapter4(settings)["euler_1"]
     assert out["reached"] == [False, False] and out["failed_seeds"] == [0, 1]
     assert all(c < DIRECTION_COSINE for c in out["cos"])
-
-
-def test_the_reason_counts_chapter_4s_seeds_when_the_record_has_them(tmp_path, monkeypatch):
-    monkeypatch.setenv(RECORDS_VARIABLE, str(tmp_path))
-    metrics = _metrics({"8": [4, 4, 3]}, ([1, 11], [1, 4, 11]))
-    metrics["ch4"]["euler_1"]["cos"] = [0.5] * 20
-    write_record("flow_discretisation", "fast", protocol="p", settings=fd.flow_settings("fast"), metrics=metrics)
-    reason = fd.finer_discretisation_reason("fast")
-    assert "chapter 4b's seeds fail in 3 of 20 instead of 2 (1, 4 and 11)" in reason
-    assert reason.startswith(
-        "With the flow of p followed by an adaptive solver (RK45), random starts end one-sided in 3 of 24 seeds "
-        "at 8 η* (4 with chapter 10's step)"
-    )
-    metrics = _metrics({"4": [0, 0, 0]}, ([], []))
-    write_record("flow_discretisation", "fast", protocol="p", settings=fd.flow_settings("fast"), metrics=metrics)
-    reason = fd.finer_discretisation_reason("fast")
-    assert "chapter 4b's failing seeds (none) fail alike, no step multiple has a one-sided end at chapter 10's step." in reason
-    assert fd._listed([3]) == "3" and fd._listed([3, 5]) == "3 and 5" and fd._listed([]) == "none"
-    monkeypatch.setenv(RECORDS_VARIABLE, str(tmp_path / "empty"))
-    assert fd.finer_discretisation_reason("full") == (
-        "The one-sided ends have not been checked against a finer discretisation of the flow at the full scale "
-        "(no current record; python scripts/run_studies.py --scale full --only flow_discretisation)."
-    )
 
 
 def test_every_element_of_the_figure():
