@@ -18,6 +18,20 @@ from typing import Any
 import numpy as np
 import torch
 
+Cases = list[tuple[tuple[Any, ...], dict[str, Any]]]
+"""An exercise's test cases: (positional arguments, keyword arguments) per call."""
+Registry = dict[str, tuple[Callable[..., Any], Callable[[], Cases]]]
+"""Exercise name -> (reference function, builder of its cases)."""
+
+
+def lookup_exercise(registry: Registry, name: str) -> tuple[Callable[..., Any], Cases]:
+    """``(reference, cases)`` of the exercise ``name`` in ``registry``, the cases built now; ValueError naming the
+    known exercises for any other name."""
+    if name not in registry:
+        raise ValueError(f"unknown exercise {name!r}; known: {sorted(registry)}")
+    reference, cases = registry[name]
+    return reference, cases()
+
 
 def _as_array(value: Any) -> np.ndarray:
     if isinstance(value, torch.Tensor):

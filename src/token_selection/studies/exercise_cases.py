@@ -11,6 +11,7 @@ from typing import Any
 
 import torch
 
+from ..exercises import Cases, Registry, lookup_exercise
 from ..theory.importance import signed_frequency
 from ..theory.one_step import step_size_from_alpha
 from ..theory.synthetic import make_synthetic
@@ -19,8 +20,6 @@ from .capacity import predicted_dimension
 from .interactions import make_negation_data
 from .intervals import wilson_interval
 from .local_optima import one_sided_selection
-
-Cases = list[tuple[tuple[Any, ...], dict[str, Any]]]
 
 
 def _selection_cases() -> Cases:
@@ -41,7 +40,7 @@ def _arm_cases() -> Cases:
     return [((scores, data.token_class.numpy()), {})]
 
 
-EXERCISES: dict[str, tuple[Callable[..., Any], Callable[[], Cases]]] = {
+EXERCISES: Registry = {
     "one_sided_selection": (one_sided_selection, _selection_cases),
     "wilson_interval": (wilson_interval, lambda: [((k, 20), {}) for k in (0, 3, 10, 20)] + [((7, 9), {"confidence": 0.9})]),
     "predicted_dimension": (
@@ -59,7 +58,4 @@ EXERCISES: dict[str, tuple[Callable[..., Any], Callable[[], Cases]]] = {
 
 def exercise(name: str) -> tuple[Callable[..., Any], Cases]:
     """``(reference, cases)`` of the exercise ``name`` (a key of ``EXERCISES``)."""
-    if name not in EXERCISES:
-        raise ValueError(f"unknown exercise {name!r}; known: {sorted(EXERCISES)}")
-    reference, cases = EXERCISES[name]
-    return reference, cases()
+    return lookup_exercise(EXERCISES, name)

@@ -13,14 +13,13 @@ from typing import Any
 
 import torch
 
+from ..exercises import Cases, Registry, lookup_exercise
 from .importance import posterior_gap, signed_frequency
 from .max_margin import selection_pairs
 from .model import CLSAttention, logistic_loss, masked_softmax
 from .naive import gather_then_attend, loop_logits
 from .one_step import predicted_one_step, step_size_threshold
 from .synthetic import make_synthetic
-
-Cases = list[tuple[tuple[Any, ...], dict[str, Any]]]
 
 
 def _normal(gen: torch.Generator, *shape: int) -> torch.Tensor:
@@ -152,7 +151,7 @@ def _batch_cases() -> Cases:
     return cases
 
 
-EXERCISES: dict[str, tuple[Callable[..., Any], Callable[[], Cases]]] = {
+EXERCISES: Registry = {
     "ch1-ex-masked-softmax": (masked_softmax, _softmax_cases),
     "ch1-ex-fast-logits": (loop_logits, _logit_cases),
     "ch2-ex-signed-frequency": (signed_frequency, _importance_cases),
@@ -168,7 +167,4 @@ EXERCISES: dict[str, tuple[Callable[..., Any], Callable[[], Cases]]] = {
 
 def exercise(label: str) -> tuple[Callable[..., Any], Cases]:
     """``(reference, cases)`` of the exercise ``label`` (a key of ``EXERCISES``)."""
-    if label not in EXERCISES:
-        raise ValueError(f"unknown exercise {label!r}; known: {sorted(EXERCISES)}")
-    reference, cases = EXERCISES[label]
-    return reference, cases()
+    return lookup_exercise(EXERCISES, label)
