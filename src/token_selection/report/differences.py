@@ -55,6 +55,10 @@ NEAR_FACTOR = 1.5
 """A ratio counts as near the rebuttal's when within this factor of it (the report's own tolerance)."""
 
 
+QUANTITY_WORDS = {"values": "E_s . v", "scores": "E_s . p"}
+"""How a sentence names each spread quantity."""
+
+
 def diagnosis(name: str, scale: str) -> dict[str, Any] | None:
     """The metrics of a diagnosis record at ``scale``, or None."""
     record = read_record(name, scale)
@@ -300,7 +304,7 @@ def converged_shape_sentence(c: dict[str, Any], quantity: str) -> str:
     """The shape of ``E_s . v`` (``quantity="values"``) or ``E_s . p`` (``"scores"``) when the jointly trained model
     is taken at the end of each budget (``c``, the converged-joint metrics: one run per seed): per budget, every
     seed's verdict read with its effect size, counted, and the range of the rank correlation (for a U, the arms')."""
-    label = {"values": "E_s . v", "scores": "E_s . p"}[quantity]
+    label = QUANTITY_WORDS[quantity]
     parts = []
     for budget in sorted(c["joint"], key=float):
         verdicts = [run["shapes"][quantity] for run in c["joint"][budget]]
@@ -534,7 +538,7 @@ def _interval_words(interval: dict[str, Any], scale: float = 1.0, unit: str = ""
 def _scale_free_headline(scale: str) -> str:
     """The scale-free ratios over the converged arm's budgets (seed means), for the spread headline; nothing where
     the records lack them."""
-    words = {"values": "E_s . v", "scores": "E_s . p"}
+    words = QUANTITY_WORDS
     found = {q: scale_free_ratios(q, scale) for q in words}
     if not all(found.values()):
         return ""
@@ -550,7 +554,7 @@ def spread_headline(joint: dict[str, Any], step: dict[str, Any], converged: dict
     converged-joint metrics) first, then the early-stopped joint arm; without the converged record, the early-stopped
     arm alone. ``joint`` and ``step``: the IMDB one-layer joint and one-step-frozen records."""
     metrics = {"imdb-one_layer-joint": joint["metrics"], "imdb-one_layer-one_step_frozen": step["metrics"]}
-    words = {"values": "E_s . v", "scores": "E_s . p"}
+    words = QUANTITY_WORDS
     early = {q: std_ratio(q)(metrics) for q in ("values", "scores")}
     reverses = [words[q] for q, r in early.items() if r["high"] < 1]
     early_shown = "; ".join(f"{words[q]} {_interval_words(r, unit='x', digits=2)}" for q, r in early.items())
