@@ -108,7 +108,8 @@ MODULES: dict[str, list[str]] = {
     "real_data/measurements.py": _tests("real_data", "test_measurements", "test_measurements_parts"),
     "real_data/figures.py": _tests("real_data", "test_figures", "test_figures_parts"),
     "real_data/exercises.py": _tests("real_data", "test_exercises", "test_exercise_cases"),
-    "real_data/diagnoses.py": _tests("real_data", "test_diagnoses", "test_diagnoses_runs", "test_converged_joint"),
+    "real_data/diagnoses.py": _tests("real_data", "test_diagnoses", "test_diagnoses_runs"),
+    "real_data/converged.py": _tests("real_data", "test_converged_joint", "test_converged_one_step"),
     "real_data/vocabulary_match.py": _tests("real_data", "test_vocabulary_match", "test_vocabulary_match_parts"),
     # the explorer
     "explorer/config.py": _tests("explorer", "test_config", "test_config_boundaries"),
@@ -133,7 +134,9 @@ MODULES: dict[str, list[str]] = {
     "report/table.py": _tests("report", "test_table", "test_table_text"),
     "report/theory_claims.py": _tests("report", "test_theory_claims"),
     "report/catalogue.py": _tests("report", "test_catalogue"),
-    "report/differences.py": _tests("report", "test_differences"),
+    "report/converged_arms.py": _tests("report", "test_converged_arms", "test_table", "test_claims"),
+    "report/arm_readings.py": _tests("report", "test_arm_readings"),
+    "report/converged_plots.py": _tests("report", "test_converged_plots"),
     "report/shape_readings.py": _tests("report", "test_shape_readings", "test_measures"),
     # the studies
     "studies/intervals.py": _tests("studies", "test_studies", "test_intervals"),

@@ -14,6 +14,8 @@ record (``diagnosis-<name>.<scale>.json``, written by ``scripts/run_records.py``
   early stopping), from every seed of the one-layer model, with the training loss per epoch and whether it
   reached a plateau (``PLATEAU_DROP``), and the spreads of ``E_s . v`` and ``E_s . p`` under the readings of
   ``spread_readings``; two budgets that return the same model are refused;
+- ``converged_one_step``: the same for the one-step arm (one step on E, then p and v trained to the end of the same
+  budgets), so that the two arms are compared trained alike (``converged``);
 - ``shape_budget``: the score shape of the ``W_KQ`` and MLP models over training lengths
   and initial draws, with three readings of the ``W_KQ`` score (layer 1, layer 2 with ``p``,
   layer 2 with the real queries averaged over the training reviews);
@@ -37,14 +39,14 @@ from typing import Any
 import numpy as np
 import torch
 
-from ..theory.importance import bin_by_importance
 from ..theory.shape import classify_shape
+from .converged import converged_joint_settings, converged_one_step_settings, run_converged_joint, run_converged_one_step
 from .encoding import EncodedReviews, EncodedSplit
-from .measurements import mean_bin_std, rebuttal_bins, token_importance
+from .measurements import spreads, token_importance
 from .one_step_direct import DESCRIPTION as ONE_STEP_DIRECT_DESCRIPTION
 from .one_step_direct import RECORD as ONE_STEP_DIRECT
 from .one_step_direct import one_step_direct_settings, run_one_step_direct
-from .pipeline import load_data, preset_seeds, run_experiment
+from .pipeline import load_data, run_experiment
 from .selection_mass import DESCRIPTION as SELECTION_MASS_DESCRIPTION
 from .selection_mass import RECORD as SELECTION_MASS
 from .selection_mass import run_selection_mass, selection_mass_settings
@@ -56,7 +58,6 @@ GRIDS: dict[str, dict[str, tuple]] = {  # grid: (fast, full)
     "frozen_epochs": ((5, 20, 60), (5, 20, 60)),
     "step_factor": ((0.5, 2.0, 8.0, 14.0), (0.5, 2.0, 8.0, 14.0)),
     "joint_epochs": ((1, 3, 8), (1, 3, 10)),
-    "converged_epochs": ((8, 16, 32), (10, 40, 80)),
     "shape_epochs": ((1, 3, 8), (1, 3)),
     "shape_seeds": ((0, 1), (0, 1)),
     "baseline_C": ((0.01, 0.1, 1.0), (0.01, 0.03, 0.1, 0.3, 1.0)),
@@ -147,20 +148,6 @@ def spread_readings_settings(scale: str) -> dict[str, Any]:
     )  # fmt: skip
 
 
-def spreads(x: torch.Tensor, quantity: torch.Tensor) -> dict[str, float]:
-    """Three readings of a curve's spread: mean per-bin std at the rebuttal's bins (``raw``), at 20 equal bins over
-    [-1, 1] (``equal_bins``), and ``raw`` over the std of the quantity over all tokens with a gap (``scale_free``).
-
-    x, quantity: (V,) posterior gap (NaN where undefined) and per-token quantity.
-    """
-    quantity = quantity.detach().double().cpu()
-    raw = mean_bin_std(rebuttal_bins(x, quantity))
-    equal = bin_by_importance(x.numpy(), quantity.numpy(), bins=20, value_range=(-1.0, 1.0))
-    finite = torch.isfinite(x)
-    overall = float(quantity[finite].std())
-    return {"raw": raw, "equal_bins": mean_bin_std(equal), "scale_free": raw / overall if overall > 0 else None}
-
-
 def run_spread_readings(settings: dict[str, Any], *, progress: bool = False) -> dict[str, Any]:
     """Spreads of ``E_s . v`` and ``E_s . p`` for each one-step size and each joint training length; the ratios
     joint / one step of every pair, per reading (None where the one-step scores are all 0: when no epoch of
@@ -192,118 +179,6 @@ def run_spread_readings(settings: dict[str, Any], *, progress: bool = False) -> 
         for quantity in ("values", "scores")
     }
     return {"one_step": one_step, "joint": joint, "ratios": ratios}
-
-
-PLATEAU_DROP = 0.1
-"""A training-loss plateau (ours): over the last quarter of the epochs (at least the last two) the mean training loss
-changed by less than this share of its value, either way. A share, not nats: a logistic loss that keeps halving
-stays under any fixed number of nats once it is small, and a loss that jumps up at the end has not settled either."""
-
-
-def plateau_drop(train_loss: list[float]) -> float:
-    """How much the mean training loss fell over the last quarter of the epochs (at least two), as a share of where it
-    was: ``(before - last) / before`` with ``before`` the loss ``max(2, len // 4)`` epochs before the last; negative
-    when it rose. Needs at least three epochs and a positive loss before the window.
-
-    train_loss: (epochs,) mean training loss per epoch.
-    """
-    if len(train_loss) < 3:
-        raise ValueError(f"a plateau needs at least 3 epochs of training loss, got {len(train_loss)}")
-    window = max(2, len(train_loss) // 4)
-    before = float(train_loss[-1 - window])
-    if not before > 0:
-        raise ValueError(f"a relative drop needs a positive training loss, got {before} {window} epochs before the last")
-    return (before - float(train_loss[-1])) / before
-
-
-def is_plateau(drop: float, threshold: float) -> bool:
-    """Whether a relative drop (``plateau_drop``) is a plateau: smaller than ``threshold`` either way."""
-    return abs(drop) < threshold
-
-
-def check_distinct_lengths(points: dict[str, dict[str, Any]]) -> None:
-    """ValueError when two points of a training-length axis hold the same model: the same kept epoch, or the same
-    spreads of ``E_s . v`` to the last digit (what an axis of early-stopped runs that all kept one epoch gives).
-
-    points: budget (str) -> {"kept_epoch": int, "values": {"raw": float, ...}, ...}.
-    """
-    seen: dict[tuple, str] = {}
-    for budget, point in points.items():
-        for key in (("kept_epoch", point["kept_epoch"]), ("values", point["values"]["raw"])):
-            if key in seen:
-                raise ValueError(
-                    f"budgets {seen[key]} and {budget} hold the same model ({key[0]} {key[1]!r}): "
-                    "a training-length axis needs distinct models"
-                )
-            seen[key] = budget
-
-
-def converged_joint_settings(scale: str) -> dict[str, Any]:
-    """IMDB at the preset; the one-layer model trained jointly for each ``GRIDS["converged_epochs"]``, last kept, from
-    each of the one-layer model's seeds at ``scale`` (those of the one-step arm it is compared with)."""
-    return diagnosis_settings(
-        "converged_joint",
-        scale,
-        epochs=_grid("converged_epochs", scale),
-        plateau_drop=PLATEAU_DROP,
-        seeds=preset_seeds("one_layer", scale),
-    )
-
-
-def run_converged_joint(settings: dict[str, Any], *, progress: bool = False) -> dict[str, Any]:
-    """Per budget, one point per seed (in ``settings["seeds"]`` order): the spreads of ``E_s . v`` and ``E_s . p``
-    (``spreads``) and their shapes by the course's shape rule (with the arms' rank correlations), the training loss
-    and validation accuracy per epoch, the kept (last) and the best-validation epoch, the test accuracy, ``|p|``, and
-    whether the training loss reached a plateau (``plateau_drop`` within ``settings["plateau_drop"]`` either way:
-    ``is_plateau``).
-
-    Each seed trains once, for the longest budget; the shorter budgets are the same run at the end of their epochs
-    (saved on the way: ``run_experiment``'s ``on_the_way``). Returns ``{"seeds": [seed, ...], "joint": {budget:
-    [point, ...]}}``.
-    """
-    preset = _preset(settings)
-    budgets = sorted(settings["epochs"])
-    points: dict[str, list[dict[str, Any]]] = {str(epochs): [] for epochs in budgets}
-    for seed in settings["seeds"]:
-        seeded = replace(preset, seed=seed)
-        data = load_data(seeded, progress=progress)
-        x, _ = token_importance(data.train, data.vocab_size, min_count=preset.importance_min_count)
-        longest = _run("one_layer", "joint_converged", replace(seeded, epochs=budgets[-1]), data, progress, budgets[:-1])
-        runs = {budgets[-1]: longest}
-        for epochs in budgets[:-1]:
-            runs[epochs] = _run("one_layer", "joint_converged", replace(seeded, epochs=epochs), data, progress)
-        seed_points = {str(epochs): _converged_point(runs[epochs], x, preset, settings) for epochs in budgets}
-        check_distinct_lengths(seed_points)
-        for budget, point in seed_points.items():
-            points[budget].append(point)
-    return {"seeds": list(settings["seeds"]), "joint": points}
-
-
-def _converged_point(run, x: torch.Tensor, preset: RealDataSettings, settings: dict[str, Any]) -> dict[str, Any]:
-    """What ``run_converged_joint`` keeps of one run (``x``: (V,) the posterior gaps of its training reviews)."""
-    history = run.history
-    with torch.no_grad():
-        values, scores = run.model.token_values(), run.model.token_scores()
-    drop = plateau_drop(history.train_loss)
-    shapes = {}
-    for quantity, per_token in (("values", values), ("scores", scores)):
-        verdict = classify_shape(x.numpy(), per_token.detach().double().cpu().numpy(), n_boot=preset.n_boot, seed=0)
-        shapes[quantity] = {"shape": verdict.shape, "spearman": verdict.spearman,
-                            "left_spearman": verdict.left_spearman, "right_spearman": verdict.right_spearman}  # fmt: skip
-    return {
-        "shapes": shapes,
-        "values": spreads(x, values),
-        "scores": spreads(x, scores),
-        "train_loss": history.train_loss,
-        "validation_accuracy": history.validation_accuracy,
-        "kept_epoch": history.kept_epoch,
-        "best_epoch": history.best_epoch,
-        "test_accuracy": run.test_accuracy,
-        "p_norm": float(run.model.p.detach().norm()),
-        "score_range": float(scores.max() - scores.min()),
-        "plateau_drop": drop,
-        "plateau": is_plateau(drop, settings["plateau_drop"]),
-    }
 
 
 def _ratio(a: float | None, b: float | None) -> float | None:
@@ -451,6 +326,16 @@ DIAGNOSES: dict[str, Diagnosis] = {
             "longest budget, passes through the end of the shorter ones. Training loss per epoch, a plateau test on "
             "it, and the per-bin spreads of E_s . v and E_s . p under the readings of diagnosis-spread_readings.",
             (6.0, 49.0),
+        ),
+        Diagnosis(
+            "diagnosis-converged_one_step",
+            converged_one_step_settings,
+            run_converged_one_step,
+            "One-layer model on IMDB: one full-batch step on E at the preset's size, then p and v trained for every "
+            "epoch of the budgets of diagnosis-converged_joint (Adam at the preset's frozen_lr), the last epoch kept, "
+            "from each seed of the one-layer model; one run per seed passes through the end of the shorter budgets. "
+            "Training loss per epoch and the per-bin spreads of E_s . v and E_s . p, as for the joint arm.",
+            (2.0, 16.0),
         ),
         Diagnosis(
             "diagnosis-shape_budget",

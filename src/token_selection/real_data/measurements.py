@@ -197,3 +197,17 @@ def multiclass_metrics(model: nn.Module, data: EncodedReviews, *, min_count: int
 def verdict_of(curve: dict[str, Any]) -> ShapeVerdict:
     """The ``ShapeVerdict`` stored in a record's curve (``metrics["values"]`` or ``metrics["scores"]``)."""
     return ShapeVerdict(**{key: tuple(v) if isinstance(v, list) else v for key, v in curve["verdict"].items()})
+
+
+def spreads(x: torch.Tensor, quantity: torch.Tensor) -> dict[str, float]:
+    """Three readings of a curve's spread: mean per-bin std at the rebuttal's bins (``raw``), at 20 equal bins over
+    [-1, 1] (``equal_bins``), and ``raw`` over the std of the quantity over all tokens with a gap (``scale_free``).
+
+    x, quantity: (V,) posterior gap (NaN where undefined) and per-token quantity.
+    """
+    quantity = quantity.detach().double().cpu()
+    raw = mean_bin_std(rebuttal_bins(x, quantity))
+    equal = bin_by_importance(x.numpy(), quantity.numpy(), bins=20, value_range=(-1.0, 1.0))
+    finite = torch.isfinite(x)
+    overall = float(quantity[finite].std())
+    return {"raw": raw, "equal_bins": mean_bin_std(equal), "scale_free": raw / overall if overall > 0 else None}

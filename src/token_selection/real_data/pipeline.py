@@ -34,6 +34,8 @@ from .registry import MODEL_KINDS, TRAINING_MODES, build_model, check_kind_and_m
 from .settings import RealDataSettings, real_data_settings, seed_count
 from .trainer import TrainingHistory, accuracy, one_step_size, one_step_then_freeze, train_model
 
+WHOLE_BUDGET = {"joint_converged": "epochs", "one_step_converged": "frozen_epochs"}
+"""The modes that train to the end of their budget, the last epoch kept, and the setting that holds the budget."""
 FULL_COMMAND = "make full (scripts/run_records.py --scale full)"
 FAST_COMMAND = "make records (scripts/run_records.py --scale fast)"
 """How a missing full-scale record is produced."""
@@ -80,6 +82,8 @@ def protocol(kind: str, mode: str, settings: RealDataSettings, data: EncodedRevi
         "joint_converged": f"Adam lr {s.lr:g}, batches of {s.batch_size}, all {s.epochs} epochs, the last kept",
         "frozen_random": frozen,
         "one_step_frozen": f"one full-batch GD step on E of size {s.step_factor:g} eta*, then {frozen}",
+        "one_step_converged": f"one full-batch GD step on E of size {s.step_factor:g} eta*, then Adam lr "
+        f"{s.frozen_lr:g}, all {s.frozen_epochs} epochs, the last kept",
     }[mode]
     return (
         f"{MODEL_KINDS[kind].description}; {TRAINING_MODES[mode]}. Data: {data.name} from {data.source_label}, "
@@ -88,7 +92,7 @@ def protocol(kind: str, mode: str, settings: RealDataSettings, data: EncodedRevi
         + (f"the {s.max_vocab:,} words seen most often" if s.max_vocab else f"words seen >= {s.min_count} times")
         + " in training). "
         f"d = {s.d}; {training}; "
-        + ("no early stopping" if mode == "joint_converged" else "early stopping on validation accuracy, best epoch kept")
+        + ("no early stopping" if mode in WHOLE_BUDGET else "early stopping on validation accuracy, best epoch kept")
         + f"; seed {s.seed}. "
         f"Curves: tokens seen >= {s.importance_min_count} times, binned at the rebuttal's 20 centres "
         f"(edges at midpoints: our inference); shapes by classify_shape with {s.n_boot} bootstrap resamples."
@@ -131,21 +135,29 @@ def _checkpoint(kind: str, mode: str, settings: RealDataSettings, data: EncodedR
 
 
 def _saver_on_the_way(
-    model: nn.Module, kind: str, settings: RealDataSettings, data: EncodedReviews, budgets: tuple[int, ...], cache_dir
+    model: nn.Module,
+    kind: str,
+    mode: str,
+    settings: RealDataSettings,
+    data: EncodedReviews,
+    budgets: tuple[int, ...],
+    cache_dir,
+    extra: dict[str, float],
 ) -> Callable[[TrainingHistory], None]:
-    """``train_model``'s ``on_epoch`` for a joint run to the end of its budget: at the end of each of the shorter
-    ``budgets`` it saves the checkpoint a run of that length would save. A run to the end of a budget keeps its last
-    epoch, with the same shuffles and optimiser steps whatever the budget, so its first ``b`` epochs are the run of
-    ``b`` epochs: one run of the longest budget gives every shorter one on the way."""
+    """``train_model``'s ``on_epoch`` for a run to the end of its budget (a mode of ``WHOLE_BUDGET``): at the end of
+    each of the shorter ``budgets`` it saves the checkpoint a run of that length would save. A run to the end of a
+    budget keeps its last epoch, with the same shuffles and optimiser steps whatever the budget, so its first ``b``
+    epochs are the run of ``b`` epochs: one run of the longest budget gives every shorter one on the way. ``extra``:
+    what the run adds to its checkpoint besides the history (the step size of a one-step run, filled in by then)."""
 
     def save(history: TrainingHistory) -> None:
         epochs = len(history.epoch)
         if epochs not in budgets:
             return
-        name, config = _checkpoint(kind, "joint_converged", replace(settings, epochs=epochs), data)
+        name, config = _checkpoint(kind, mode, replace(settings, **{WHOLE_BUDGET[mode]: epochs}), data)
         passed = TrainingHistory.from_dict(history.as_dict())  # as_dict copies the lists: later epochs stay out
         passed.stop_reason = f"ran all {epochs} epochs"
-        saved = {**passed.as_dict(), "test_accuracy": accuracy(model, data.test)}
+        saved = {**passed.as_dict(), "test_accuracy": accuracy(model, data.test), **extra}
         save_checkpoint(checkpoint_path(name, config, cache_dir), model, saved, config)
 
     return save
@@ -157,13 +169,15 @@ def _trainer(
     settings: RealDataSettings,
     common: dict[str, Any],
     on_epoch: Callable[[TrainingHistory], None] | None = None,
+    extra: dict[str, float] | None = None,
 ):
-    """The function ``train_or_load`` calls: trains a model in place, returns its history and test accuracy."""
+    """The function ``train_or_load`` calls: trains a model in place, returns its history and test accuracy.
+    ``extra``: filled with the one step's sizes (where the mode takes one) before training goes on."""
     s = settings
     frozen = {"epochs": s.frozen_epochs, "lr": s.frozen_lr, "patience": s.frozen_patience, **common}
+    extra = {} if extra is None else extra
 
     def train(model: nn.Module) -> dict[str, Any]:
-        extra: dict[str, float] = {}
         start = time.perf_counter()
         if mode == "joint":
             history = train_model(model, data.train, data.validation, epochs=s.epochs, lr=s.lr, patience=s.patience, **common)
@@ -175,8 +189,9 @@ def _trainer(
             history = train_model(model, data.train, data.validation, train_embeddings=False, **frozen)
         else:
             eta_star, eta = one_step_size(data.train, data.vocab_size, s.d, s.step_factor)
-            history = one_step_then_freeze(model, data.train, data.validation, step_lr=eta, **frozen)
-            extra = {"eta_star": eta_star, "step_size": eta, "step_factor": s.step_factor}
+            extra.update({"eta_star": eta_star, "step_size": eta, "step_factor": s.step_factor})
+            whole = {"keep": "last", "on_epoch": on_epoch} if mode == "one_step_converged" else {}
+            history = one_step_then_freeze(model, data.train, data.validation, step_lr=eta, **frozen, **whole)
         history.seconds = time.perf_counter() - start
         return {**history.as_dict(), "test_accuracy": accuracy(model, data.test), **extra}
 
@@ -197,25 +212,29 @@ def run_experiment(
     """Train (or load) a model of ``kind`` in ``mode`` on ``data`` (default: ``load_data(settings)``), measure it,
     and return it with its metrics. Writes no record (``run_seeds`` does).
 
-    on_the_way: shorter budgets (epochs, each below ``settings.epochs``) whose checkpoints a ``"joint_converged"``
-    run saves as it passes the end of them, so that running those budgets next loads them (``_saver_on_the_way``).
+    on_the_way: shorter budgets (epochs, each below the run's budget) whose checkpoints a run to the end of its budget
+    (a mode of ``WHOLE_BUDGET``) saves as it passes the end of them, so that running those budgets next loads them
+    (``_saver_on_the_way``).
     """
     check_kind_and_mode(kind, mode)
     settings = real_data_settings() if settings is None else settings
     budgets = tuple(on_the_way)
-    if budgets and mode != "joint_converged":
-        raise ValueError(f"on_the_way needs mode 'joint_converged' (training to the end of a budget), got {mode!r}")
-    bad = [b for b in budgets if isinstance(b, bool) or not isinstance(b, int) or not 0 < b < settings.epochs]
+    if budgets and mode not in WHOLE_BUDGET:
+        raise ValueError(f"on_the_way needs a mode of {sorted(WHOLE_BUDGET)} (training to the end of a budget), got {mode!r}")
+    budget = getattr(settings, WHOLE_BUDGET.get(mode, "epochs"))
+    bad = [b for b in budgets if isinstance(b, bool) or not isinstance(b, int) or not 0 < b < budget]
     if bad:
-        raise ValueError(f"on_the_way must hold whole numbers of epochs from 1 to {settings.epochs - 1}, got {bad}")
+        raise ValueError(f"on_the_way must hold whole numbers of epochs from 1 to {budget - 1}, got {bad}")
     data = load_data(settings, progress=progress) if data is None else data
     device = torch.device(device) if device is not None else default_device()
     model = build_model(kind, data.vocab_size, settings.d, seed=settings.seed).to(device)
     common = {"batch_size": settings.batch_size, "seed": settings.seed, "device": device, "progress": progress}
     common["desc"] = f"{data.name}: {kind}, {mode}"
     name, config = _checkpoint(kind, mode, settings, data)
-    on_epoch = _saver_on_the_way(model, kind, settings, data, budgets, cache_dir)  # saves nothing without budgets
-    result = train_or_load(model, name, config, _trainer(mode, data, settings, common, on_epoch), cache_dir=cache_dir)
+    extra: dict[str, float] = {}
+    on_epoch = _saver_on_the_way(model, kind, mode, settings, data, budgets, cache_dir, extra)  # none without budgets
+    trainer = _trainer(mode, data, settings, common, on_epoch, extra)
+    result = train_or_load(model, name, config, trainer, cache_dir=cache_dir)
     model.to(device)
     saved = dict(result.history)
     trained = {key: saved.pop(key) for key in ("test_accuracy", "eta_star", "step_size", "step_factor") if key in saved}

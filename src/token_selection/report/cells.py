@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from ..intervals import show_interval
-from .measures import plateau_words, show_shape
+from .converged_arms import convergence_words
+from .measures import show_shape
 
 
 def show_corr(value: float) -> str:
@@ -32,7 +33,8 @@ def show_ratio(interval: dict) -> str:
 
 
 def _budget_words(value: dict) -> str:
-    return f"trained to the end of {value['budget']} epochs ({plateau_words(value)})"
+    met = "every seed converged" if value["converged"] else "no budget where every seed converged; the longest"
+    return f"trained to the end of {value['budget']} epochs ({met}: {convergence_words(value)})"
 
 
 def show_converged_shape(verdict: dict) -> str:
@@ -41,12 +43,18 @@ def show_converged_shape(verdict: dict) -> str:
 
 
 def show_converged_ratio(interval: dict) -> str:
-    """The converged arm's ratio with its budget (and whether its loss reached the plateau), the seed means at the
-    other budgets (``by_budget``, where kept: the ratio depends on the training length), then the early-stopped arm's
-    ratio beside it."""
-    others = [(b, r) for b, r in interval.get("by_budget", {}).items() if b != interval["budget"]]
-    shorter = "; other budgets: " + ", ".join(f"{r:.2f}x after {b}" for b, r in others) + " epochs" if others else ""
-    return f"{show_ratio(interval)} {_budget_words(interval)}{shorter}; early-stopped: {show_ratio(interval['early_stopped'])}"
+    """Both arms trained to the end of a budget: the raw ratio with its budget and how each arm met the convergence
+    rule, the scale-free ratio beside it, the seed means at the other budgets (the raw ratio depends on the training
+    length), then the early-stopped arms' raw ratio."""
+    others = [b for b in interval["by_budget"] if b != interval["budget"]]
+    shorter = ", ".join(
+        f"{interval['by_budget'][b]:.2f}x (scale-free {interval['scale_free_by_budget'][b]:.2f}x) after {b}" for b in others
+    )
+    return (
+        f"{show_ratio(interval)}, scale-free {show_ratio(interval['scale_free'])}, {_budget_words(interval)}"
+        + (f"; other budgets: {shorter} epochs" if others else "")
+        + f"; early-stopped: {show_ratio(interval['early_stopped'])}"
+    )
 
 
 def show_gap(value: dict) -> str:

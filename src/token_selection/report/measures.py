@@ -12,7 +12,6 @@ from scipy.stats import norm
 from ..intervals import CONFIDENCE, seed_interval, show_interval
 from ..real_data.one_step_direct import RECORD as ONE_STEP_DIRECT
 from ..studies.intervals import wilson_interval
-from ..theory.shape_effect import read_shape
 from .shape_readings import (
     MIN_SCORE_STD,
     arms_words,
@@ -160,118 +159,14 @@ def std_ratio(quantity: str, dataset: str = "imdb") -> Callable[[Records], dict]
     return read
 
 
-CONVERGED = "diagnosis-converged_joint"
-"""The record of joint training to the end of each budget, no early stopping (``real_data.diagnoses``): every budget
-holds one point per seed, the seeds of the one-step arm it is compared with."""
+def weaker(mode: str = "joint") -> Callable[[Records], dict[str, Any]]:
+    """Spearman intervals of E_s . v: the MLP model's (trained in ``mode``) against the one-layer model's (over seeds
+    when there are several, else the first seed's bootstrap interval), and the Spearman of each model's 20 bin means
+    (``bins``: ours, reference), the reading the rebuttal's table gets."""
+    return lambda records: _weaker(records[real_record("mlp", mode)], records[real_record("one_layer")])
 
 
-def converged_budget(metrics: dict[str, Any]) -> str:
-    """The budget a converged reading takes: the longest at which every seed's training loss reached its plateau,
-    else the longest.
-
-    metrics: the converged-joint record's metrics (``joint``: budget -> one run per seed, each with ``plateau``).
-    """
-    budgets = converged_budgets(metrics)
-    plateau = [b for b in budgets if metrics["joint"][b] and all(run["plateau"] for run in metrics["joint"][b])]
-    return (plateau or budgets)[-1]
-
-
-def converged_budgets(metrics: dict[str, Any]) -> list[str]:
-    """The budgets of the converged-joint metrics, in number order; ValueError for a record with none or in the
-    older layout (one run per budget, no seeds)."""
-    budgets = sorted(metrics["joint"], key=float)
-    if not budgets:
-        raise ValueError("the converged-joint record holds no budget")
-    if "seeds" not in metrics or not all(isinstance(metrics["joint"][b], list) for b in budgets):
-        raise ValueError(
-            "the converged-joint record keeps one run per budget, not one run per seed: a record from an older "
-            "version; produce it again (make full, or make records at the fast scale)"
-        )
-    return budgets
-
-
-def _converged_reading(metrics: dict[str, Any]) -> tuple[str, list[dict[str, Any]], dict[str, Any]]:
-    """The budget of :func:`converged_budget`, its runs (one per seed) and what a reading says of the plateau."""
-    budget = converged_budget(metrics)
-    runs = metrics["joint"][budget]
-    reached = sum(bool(run["plateau"]) for run in runs)
-    return budget, runs, {"budget": budget, "plateau": reached == len(runs), "plateau_seeds": reached}
-
-
-def plateau_words(value: dict) -> str:
-    """Whether the seeds of a converged reading (``measures.converged_std_ratio`` or ``converged_shape``) reached the
-    training-loss plateau at its budget: every seed, some of them, or none (then no budget did)."""
-    seeds = len(value["readings"]) if "readings" in value else value["n"]
-    reached = value["plateau_seeds"]
-    if reached == seeds:
-        return "at the training-loss plateau" + (f" in all {seeds} seeds" if seeds > 1 else "")
-    if reached:
-        return f"at the training-loss plateau in {reached} of {seeds} seeds"
-    return "none of the budgets tried reached a loss plateau"
-
-
-def paired_converged_ratios(converged: dict[str, Any], one_step: dict[str, Any], quantity: str) -> dict[str, list[float]]:
-    """Per budget of the converged-joint metrics ``converged``: each seed's per-bin spread of ``quantity`` over the
-    one-step arm's (``one_step``, its record's metrics) of the same seed, for the seeds both arms ran (in the
-    converged record's seed order). ValueError when no seed pairs or a one-step spread is not positive."""
-    budgets = converged_budgets(converged)
-    steps = per_seed(one_step, f"{quantity}.mean_bin_std")
-    seeds = [(k, seed) for k, seed in enumerate(converged["seeds"]) if seed < len(steps)]
-    if not seeds:
-        raise ValueError(f"no seed of the converged arm ({converged['seeds']}) has a one-step run to pair with")
-    if min(steps[seed] for _, seed in seeds) <= 0:
-        raise ValueError(f"the one-step arm's spread of {quantity} is {min(steps)}: no ratio")
-    return {b: [converged["joint"][b][k][quantity]["raw"] / steps[seed] for k, seed in seeds] for b in budgets}
-
-
-def converged_std_ratio(quantity: str, dataset: str = "imdb") -> Callable[[Records], dict]:
-    """The rebuttal's comparison, joint training *to convergence* over one step then frozen: the per-bin spread of
-    ``quantity`` at the end of :func:`converged_budget` over the one-step arm's, paired by seed
-    (:func:`paired_converged_ratios`), as a seed interval with ``budget``, ``plateau`` (every seed at its plateau),
-    ``plateau_seeds`` and, beside it, the early-stopped arm's interval (``early_stopped``: :func:`std_ratio`) for
-    the same quantity."""
-    one_step = real_record("one_layer", "one_step_frozen", dataset)
-    early = std_ratio(quantity, dataset)
-
-    def read(r: Records) -> dict:
-        budget, _, plateau = _converged_reading(r[CONVERGED])
-        ratios = paired_converged_ratios(r[CONVERGED], r[one_step], quantity)
-        by_budget = {b: float(np.mean(values)) for b, values in ratios.items()}
-        return seed_interval(ratios[budget]) | plateau | {"by_budget": by_budget, "early_stopped": early(r)}
-
-    return read
-
-
-def converged_shape(quantity: str, dataset: str = "imdb") -> Callable[[Records], dict]:
-    """The shape of ``quantity`` with joint training to the end of :func:`converged_budget`, every seed read with its
-    effect size, as a verdict dict :class:`verdicts.ShapeIs` and :func:`show_shape` read (seed 0's verdict, every
-    seed's ``shapes``, ``readings`` and ``effects``), with ``budget``, ``plateau``, ``plateau_seeds`` and, beside
-    it, the early-stopped joint arm's verdict (``early_stopped``: :func:`shape_verdict`)."""
-    early = shape_verdict(real_record("one_layer", dataset=dataset), quantity)
-
-    def read(r: Records) -> dict:
-        _, runs, plateau = _converged_reading(r[CONVERGED])
-        verdicts = [dict(run["shapes"][quantity]) for run in runs]
-        readings = [read_shape(verdict) for verdict in verdicts]
-        return (
-            verdicts[0]
-            | plateau
-            | {
-                "shapes": [reading.tested for reading in readings],
-                "readings": [reading.shape for reading in readings],
-                "effects": [reading.effect for reading in readings],
-                "early_stopped": early(r),
-            }
-        )
-
-    return read
-
-
-def weaker(records: Records) -> dict[str, Any]:
-    """Spearman intervals of E_s . v: the MLP model's against the one-layer model's (over seeds when there are
-    several, else the first seed's bootstrap interval), and the Spearman of each model's 20 bin means (``bins``:
-    ours, reference), the reading the rebuttal's table gets."""
-    mlp, one_layer = records[real_record("mlp")], records[real_record("one_layer")]
+def _weaker(mlp: dict[str, Any], one_layer: dict[str, Any]) -> dict[str, Any]:
 
     def interval(metrics: dict[str, Any]) -> list[float]:
         summary = seeded(metrics, "values.verdict.spearman")

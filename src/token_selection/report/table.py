@@ -19,8 +19,7 @@ from ..theory.shape import classify_shape
 from ..theory.shape_effect import read_shape
 from .catalogue import state_of
 from .claims import CLAIMS, Claim
-from .differences import why_differs
-from .flow_rows import FLOW_RECORD, global_shares
+from .flow_rows import FLOW_RECORD
 from .shape_readings import arms_words
 from .theory_claims import COMMAND as THEORY_COMMAND
 from .theory_claims import RECORD as THEORY
@@ -167,8 +166,20 @@ def verdict_table(rows: list[ReportRow], scale: str = "full") -> str:
     return "\n".join(lines)
 
 
+EXPLAINED_IN = {
+    "trained_accuracy": "Where the accuracies sit",
+    "frozen_accuracy": "Trained against frozen embeddings",
+    "std_ratio_values": "The spread ratios",
+    "std_ratio_scores": "The spread ratios",
+    "key_query_scores": "The score shapes of W_KQ and the MLP",
+    "mlp_scores": "The score shapes of W_KQ and the MLP",
+}
+"""The section of chapter 13 whose experiment explains a row's difference, by claim key."""
+
+
 def why_list(rows: list[ReportRow], scale: str = "full") -> str:
-    """For each row not reproduced at ``scale``: its number, the verdict's reason, and what the diagnoses measured.
+    """For each row not reproduced at ``scale``: its number, the verdict's reason, and the section of chapter 13 whose
+    experiment explains it (``EXPLAINED_IN``; chapter 9 says in words what those experiments found).
 
     A bulleted list that names each row ("Row 9"), so the table's "why: 9 below" finds it: a numbered Markdown list
     would be renumbered from its first item."""
@@ -177,35 +188,14 @@ def why_list(rows: list[ReportRow], scale: str = "full") -> str:
         result = row.outcomes[scale]
         if result.verdict == "reproduced":
             continue
-        reason = why_differs(row.claim.key, scale)
-        items.append(f"- **Row {number}** ({result.verdict}: {result.why}). {reason}".rstrip())
+        section = EXPLAINED_IN.get(row.claim.key)
+        where = f" Chapter 13 measures why: *{section}*." if section else ""
+        items.append(f"- **Row {number}** ({result.verdict}: {result.why}).{where}")
     return "\n".join(items)
 
 
-def opening_verdict(rows: list[ReportRow], scale: str = "full") -> tuple[str, str]:
-    """The report's verdict in two plain sentences, from ``rows`` and the theory record at ``scale``.
-
-    The first counts the verdicts of the claims our sources attribute to the paper (an *inferred*
-    row is ours, not the paper's, and is left out); the second gives the global row's counts under the gradient flow,
-    with those of unit steps beside them (``flow_rows.global_shares``), or says the record is missing or stale.
-    """
+def verdict_counts(rows: list[ReportRow], scale: str = "full") -> dict[str, int]:
+    """How many of the claims our sources attribute to the paper (an *inferred* row is ours and is left out) get each
+    verdict of ``VERDICTS`` at ``scale``, and how many there are (``claims``)."""
     paper = [row.outcomes[scale].verdict for row in rows if row.claim.tag != "inferred"]
-    counts = {verdict: paper.count(verdict) for verdict in VERDICTS}
-    untested = f"; {counts['not tested']} cannot be tested with our models" if counts["not tested"] else ""
-    first = (
-        f"At the {scale} scale, {counts['reproduced']} of the {len(paper)} claims our sources attribute to the paper "
-        f"are reproduced, {counts['partly']} partly and {counts['not reproduced']} not{untested}"
-        + (f" ({counts['not run']} not run yet)." if counts["not run"] else ".")
-    )
-    record = read_record(FLOW_RECORD, scale)
-    if record is None:
-        return first, f"The synthetic seed sweep under the flow has no {scale} record yet."
-    shares = global_shares({FLOW_RECORD: record["metrics"]})
-    each = " and ".join(f"{s['passed']} of {s['n']} seeds at d = {s['d']}" for s in shares)
-    coarse = " and ".join(str(s["coarse"]["passed"]) for s in shares)
-    stale = " (from a stale record)" if state_of(FLOW_RECORD, scale) == "stale" else ""
-    return first, (
-        f"After one step, p trained along the gradient flow selects every relevant token and reaches the max-margin "
-        f"direction in {each}{stale} (with normalised steps of length 1: {coarse}); the rows that differ are explained "
-        "under the table."
-    )
+    return {verdict: paper.count(verdict) for verdict in VERDICTS} | {"claims": len(paper)}

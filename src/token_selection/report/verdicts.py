@@ -81,15 +81,15 @@ class Within:
 class WithinFactor:
     """A ratio above 1: reproduced within a factor ``factor`` of the paper's ``paper``; partly when only above 1.
 
-    ``at_plateau``: the claim compares with training to convergence, and the value says whether its budget reached
-    the training-loss plateau (``plateau``, with the ratio at every budget in ``by_budget``): without the plateau a
-    ratio within the factor is only partly reproduced, since it is the size at one training length, not at
-    convergence.
+    ``at_convergence``: the claim compares with training to convergence, and the value says whether its budget is one
+    at which every seed of the arms read met the convergence rule (``converged``, with the ratio at every budget in
+    ``by_budget``): without it a ratio within the factor is only partly reproduced, since it is the size at one
+    training length, not at convergence.
     """
 
     paper: float
     factor: float
-    at_plateau: bool = False
+    at_convergence: bool = False
 
     def describe(self) -> str:
         low, high = self.paper / self.factor, self.paper * self.factor
@@ -97,20 +97,20 @@ class WithinFactor:
             f"reproduced if the seed interval lies between {low:.3g} and {high:.3g} (a factor {self.factor:g} of "
             f"{self.paper:g}), partly if it lies above 1, else not reproduced"
         )
-        if self.at_plateau:
-            text += "; partly at most when no training budget reached the loss plateau (no converged value)"
+        if self.at_convergence:
+            text += "; partly at most when no training budget is one where every seed converged (no converged value)"
         return text
 
     def judge(self, value: Number) -> Judgement:
         interval = as_interval(value)
         shown = _shown(interval)
         if self.paper / self.factor <= interval["low"] and interval["high"] <= self.paper * self.factor:
-            if self.at_plateau and not interval["plateau"]:
+            if self.at_convergence and not interval["converged"]:
                 budgets = ", ".join(f"{ratio:.3g} after {b}" for b, ratio in interval.get("by_budget", {}).items())
                 grows = f" (seed means {budgets} epochs)" if budgets else ""
                 return "partly", (
-                    f"{shown} is within a factor {self.factor:g} of {self.paper:g}, but no training budget reached the "
-                    f"loss plateau: a size at one training length{grows}, not at convergence"
+                    f"{shown} is within a factor {self.factor:g} of {self.paper:g}, but at no training budget did every "
+                    f"seed converge: a size at one training length{grows}, not at convergence"
                 )
             return "reproduced", f"{shown} is within a factor {self.factor:g} of {self.paper:g}"
         if interval["low"] > 1:

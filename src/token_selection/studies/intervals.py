@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from scipy.stats import norm
+from scipy.stats import binomtest
 
 
 def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> tuple[float, float]:
-    """Wilson score interval for a binomial fraction ``successes / trials``.
+    """Wilson score interval for a binomial fraction ``successes / trials`` (``scipy.stats.binomtest``'s
+    ``proportion_ci(method="wilson")``).
 
     Preferred to the normal interval because the studies' fractions sit at or near 0 and 1,
     where the normal interval collapses to a point.
@@ -18,11 +19,8 @@ def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> tu
         raise ValueError(f"need 0 <= successes <= trials and trials >= 1, got successes={successes}, trials={trials}")
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must lie in (0, 1), got {confidence}")
-    z = float(norm.ppf(0.5 + confidence / 2))
-    share = successes / trials
-    centre = (share + z**2 / (2 * trials)) / (1 + z**2 / trials)
-    half = z * np.sqrt(share * (1 - share) / trials + z**2 / (4 * trials**2)) / (1 + z**2 / trials)
-    return float(max(0.0, centre - half)), float(min(1.0, centre + half))
+    found = binomtest(int(successes), int(trials)).proportion_ci(confidence_level=confidence, method="wilson")
+    return float(max(0.0, found.low)), float(min(1.0, found.high))
 
 
 def bootstrap_interval(

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 import torch
 
-from token_selection.real_data import diagnoses as dg
+from token_selection.real_data import converged as cv
 from token_selection.real_data.pipeline import preset_seeds, protocol, run_experiment
 from token_selection.real_data.registry import MODE_LABELS, TRAINING_MODES
 from token_selection.real_data.registry import OneLayerAttention as CLSAttention
@@ -80,14 +80,14 @@ def test_a_converged_run_goes_through_the_pipeline_and_keeps_its_last_epoch(toy,
     ],
 )
 def test_the_plateau_drop_is_the_share_the_loss_fell_over_the_last_quarter(losses, drop):
-    assert dg.plateau_drop(losses) == pytest.approx(drop)
+    assert cv.plateau_drop(losses) == pytest.approx(drop)
 
 
 def test_a_plateau_needs_three_epochs_and_a_positive_loss():
     with pytest.raises(ValueError, match="a plateau needs at least 3 epochs of training loss, got 2"):
-        dg.plateau_drop([0.5, 0.4])
+        cv.plateau_drop([0.5, 0.4])
     with pytest.raises(ValueError) as zero:
-        dg.plateau_drop([0.3, 0.0, 0.1, 0.0])
+        cv.plateau_drop([0.3, 0.0, 0.1, 0.0])
     assert str(zero.value) == "a relative drop needs a positive training loss, got 0.0 2 epochs before the last"
 
 
@@ -96,7 +96,7 @@ def test_a_plateau_needs_three_epochs_and_a_positive_loss():
     [(0.0999, True), (0.1, False), (-0.0999, True), (-0.1, False), (-1.25, False), (0.0, True), (0.62, False)],
 )
 def test_a_plateau_is_a_drop_smaller_than_the_threshold_either_way(drop, plateau):
-    assert dg.is_plateau(drop, 0.1) is plateau
+    assert cv.is_plateau(drop, 0.1) is plateau
 
 
 def _point(kept: int, raw: float) -> dict:
@@ -104,13 +104,13 @@ def _point(kept: int, raw: float) -> dict:
 
 
 def test_a_length_axis_with_distinct_models_passes_and_one_model_twice_is_refused():
-    dg.check_distinct_lengths({"8": _point(8, 0.1), "16": _point(16, 0.2), "32": _point(32, 0.3)})
+    cv.check_distinct_lengths({"8": _point(8, 0.1), "16": _point(16, 0.2), "32": _point(32, 0.3)})
     with pytest.raises(ValueError, match=r"budgets 3 and 10 hold the same model \(kept_epoch 3\)"):
-        dg.check_distinct_lengths({"3": _point(3, 1.634280349), "10": _point(3, 1.634280348)})
+        cv.check_distinct_lengths({"3": _point(3, 1.634280349), "10": _point(3, 1.634280348)})
     with pytest.raises(ValueError, match=r"budgets 8 and 16 hold the same model \(values 0.5\)"):
-        dg.check_distinct_lengths({"8": _point(8, 0.5), "16": _point(16, 0.5)})
+        cv.check_distinct_lengths({"8": _point(8, 0.5), "16": _point(16, 0.5)})
     with pytest.raises(ValueError) as refused:
-        dg.check_distinct_lengths({"8": _point(8, 0.5), "16": _point(8, 0.25)})
+        cv.check_distinct_lengths({"8": _point(8, 0.5), "16": _point(8, 0.25)})
     assert (
         str(refused.value) == "budgets 8 and 16 hold the same model (kept_epoch 8): a training-length axis needs distinct models"
     )
@@ -118,14 +118,14 @@ def test_a_length_axis_with_distinct_models_passes_and_one_model_twice_is_refuse
 
 @pytest.mark.parametrize(("scale", "index"), [("fast", 0), ("full", 1)])
 def test_the_converged_settings_take_the_grid_of_the_scale(scale, index):
-    assert dg.converged_joint_settings(scale) == {
+    assert cv.converged_joint_settings(scale) == {
         "diagnosis": "converged_joint", "scale": scale, "dataset": "imdb",
-        "preset": real_data_settings(scale, "imdb").as_dict(), "epochs": list(dg.GRIDS["converged_epochs"][index]),
-        "plateau_drop": dg.PLATEAU_DROP, "seeds": list(range(seed_count("one_layer", scale))),
+        "preset": real_data_settings(scale, "imdb").as_dict(), "epochs": list(cv.BUDGETS[index]),
+        "plateau_drop": cv.PLATEAU_DROP, "seeds": list(range(seed_count("one_layer", scale))),
     }  # fmt: skip
     # the seeds of the one-step arm the converged arm is paired with
-    assert dg.converged_joint_settings(scale)["seeds"] == preset_seeds("one_layer", scale)
-    budgets = dg.GRIDS["converged_epochs"][index]
+    assert cv.converged_joint_settings(scale)["seeds"] == preset_seeds("one_layer", scale)
+    budgets = cv.BUDGETS[index]
     assert len(set(budgets)) >= 3 and min(budgets) >= real_data_settings(scale, "imdb").epochs
 
 
@@ -156,8 +156,8 @@ SCORES = [1.0, -2.0, 0.5, 0.0, 7.0, 3.0, 2.5, -1.0, 0.25, 4.0, -3.0, 1.5] * 2 + 
 
 
 def test_the_converged_runner_trains_each_budget_to_its_end_and_records_its_loss(monkeypatch):
-    monkeypatch.setattr(dg, "load_data", lambda s, *, progress: SimpleNamespace(train="TRAIN", vocab_size=25))
-    monkeypatch.setattr(dg, "token_importance", lambda train, V, *, min_count: (X_TOKENS, None))
+    monkeypatch.setattr(cv, "load_data", lambda s, *, progress: SimpleNamespace(train="TRAIN", vocab_size=25))
+    monkeypatch.setattr(cv, "token_importance", lambda train, V, *, min_count: (X_TOKENS, None))
     runs = []
 
     def run(kind, mode, s, data, progress, on_the_way=()):
@@ -168,9 +168,9 @@ def test_the_converged_runner_trains_each_budget_to_its_end_and_records_its_loss
         model = _Scored(_values(float(s.epochs)), SCORES, [3.0, 4.0])
         return SimpleNamespace(test_accuracy=0.8 + s.epochs / 1000, history=history, model=model)
 
-    monkeypatch.setattr(dg, "_run", run)
+    monkeypatch.setattr(cv, "_run", run)
     settings = {"scale": "fast", "dataset": "imdb", "epochs": [8, 16, 4], "plateau_drop": 0.01, "seeds": [3, 1]}
-    result = dg.run_converged_joint(settings, progress=True)
+    result = cv.run_converged_joint(settings, progress=True)
     # per seed, the longest budget first, saving the shorter ones on the way; then those, loaded
     assert runs == [
         ("one_layer", "joint_converged", e, seed, True, (4, 8) if e == 16 else ()) for seed in (3, 1) for e in (16, 4, 8)
@@ -182,8 +182,8 @@ def test_the_converged_runner_trains_each_budget_to_its_end_and_records_its_loss
     assert point["kept_epoch"] == 8 and point["best_epoch"] == 1 and point["test_accuracy"] == pytest.approx(0.808)
     assert point["train_loss"] == [0.1 + 0.9 * 0.5**e for e in range(8)]
     values = torch.tensor(_values(8.0), dtype=torch.float64)
-    assert point["values"] == dg.spreads(X_TOKENS, values) and point["values"]["raw"] > 0
-    assert point["scores"] == dg.spreads(X_TOKENS, torch.tensor(SCORES, dtype=torch.float64))
+    assert point["values"] == cv.spreads(X_TOKENS, values) and point["values"]["raw"] > 0
+    assert point["scores"] == cv.spreads(X_TOKENS, torch.tensor(SCORES, dtype=torch.float64))
     assert point["p_norm"] == pytest.approx(5.0) and point["score_range"] == pytest.approx(10.0)
     finite = X_TOKENS.isfinite()
     n_boot = real_data_settings("fast", "imdb").n_boot
@@ -203,20 +203,20 @@ def test_the_converged_runner_trains_each_budget_to_its_end_and_records_its_loss
     sixteen = result["joint"]["16"][1]
     assert sixteen["plateau_drop"] == pytest.approx(1 - loss(15) / loss(11)) and sixteen["plateau"] is True
     settings["plateau_drop"] = sixteen["plateau_drop"]  # on the bound: not a plateau (strictly below)
-    assert dg.run_converged_joint(settings)["joint"]["16"][1]["plateau"] is False
+    assert cv.run_converged_joint(settings)["joint"]["16"][1]["plateau"] is False
     settings["plateau_drop"] = 0.2
-    again = dg.run_converged_joint(settings)["joint"]
+    again = cv.run_converged_joint(settings)["joint"]
     assert again["8"][1]["plateau"] is True and again["4"][1]["plateau"] is False  # 16 % is below 0.2, 61 % is not
 
 
 def test_the_converged_runner_refuses_budgets_that_return_one_model(monkeypatch):
-    monkeypatch.setattr(dg, "load_data", lambda s, *, progress: SimpleNamespace(train="TRAIN", vocab_size=25))
-    monkeypatch.setattr(dg, "token_importance", lambda train, V, *, min_count: (X_TOKENS, None))
+    monkeypatch.setattr(cv, "load_data", lambda s, *, progress: SimpleNamespace(train="TRAIN", vocab_size=25))
+    monkeypatch.setattr(cv, "token_importance", lambda train, V, *, min_count: (X_TOKENS, None))
     history = TrainingHistory([1, 2, 3], [0.3, 0.2, 0.1], [0.5] * 3, [0.6] * 3, [1.0] * 3, best_epoch=3)
     model = _Scored(_values(1.0), SCORES, [1.0])
-    monkeypatch.setattr(dg, "_run", lambda *a: SimpleNamespace(test_accuracy=0.7, history=history, model=model))
+    monkeypatch.setattr(cv, "_run", lambda *a: SimpleNamespace(test_accuracy=0.7, history=history, model=model))
     with pytest.raises(ValueError, match="budgets 3 and 10 hold the same model"):
-        dg.run_converged_joint({"scale": "fast", "dataset": "imdb", "epochs": [3, 10], "plateau_drop": 0.01, "seeds": [0]})
+        cv.run_converged_joint({"scale": "fast", "dataset": "imdb", "epochs": [3, 10], "plateau_drop": 0.01, "seeds": [0]})
 
 
 def test_the_converged_runner_passes_the_data_the_preset_and_the_shape_rule_settings(monkeypatch):
@@ -244,12 +244,12 @@ def test_the_converged_runner_passes_the_data_the_preset_and_the_shape_rule_sett
         asked["shapes"].append((len(x), n_boot, seed))
         return SimpleNamespace(shape="flat", spearman=0.1, left_spearman=0.2, right_spearman=0.3)
 
-    monkeypatch.setattr(dg, "load_data", load)
-    monkeypatch.setattr(dg, "token_importance", importance)
-    monkeypatch.setattr(dg, "_run", run)
-    monkeypatch.setattr(dg, "classify_shape", shape)
+    monkeypatch.setattr(cv, "load_data", load)
+    monkeypatch.setattr(cv, "token_importance", importance)
+    monkeypatch.setattr(cv, "_run", run)
+    monkeypatch.setattr(cv, "classify_shape", shape)
     settings = {"scale": "fast", "dataset": "imdb", "epochs": [3, 4], "plateau_drop": 0.01, "seeds": [0, 2]}
-    result = dg.run_converged_joint(settings)
+    result = cv.run_converged_joint(settings)
     assert asked["load"] == [(preset, False), (replace(preset, seed=2), False)]  # each seed's split; progress off
     assert asked["importance"] == [("TRAIN", 25, preset.importance_min_count)] * 2
     assert asked["runs"] == [data] * 4
@@ -286,20 +286,19 @@ def _timeless(history: dict) -> dict:
     return {k: v for k, v in history.items() if k not in ("epoch_seconds", "seconds")}
 
 
-def test_the_budgets_saved_on_the_way_are_the_runs_of_those_lengths(toy, tmp_path):
-    settings = real_data_settings("fast", d=4, epochs=5, lr=0.05, batch_size=16)
+@pytest.mark.parametrize(("mode", "budget"), [("joint_converged", "epochs"), ("one_step_converged", "frozen_epochs")])
+def test_the_budgets_saved_on_the_way_are_the_runs_of_those_lengths(toy, tmp_path, mode, budget):
+    settings = real_data_settings("fast", d=4, lr=0.05, frozen_lr=0.05, batch_size=16, **{budget: 5})
     apart = str(tmp_path / "alone")
     alone = {
-        e: run_experiment("one_layer", "joint_converged", replace(settings, epochs=e), data=toy, cache_dir=apart, progress=False)
+        e: run_experiment("one_layer", mode, replace(settings, **{budget: e}), data=toy, cache_dir=apart, progress=False)
         for e in (2, 3)
     }  # fmt: skip
     way = str(tmp_path / "way")
-    longest = run_experiment("one_layer", "joint_converged", settings, data=toy, cache_dir=way, progress=False, on_the_way=(3, 2))
+    longest = run_experiment("one_layer", mode, settings, data=toy, cache_dir=way, progress=False, on_the_way=(3, 2))
     assert not longest.loaded and longest.history.epoch == [1, 2, 3, 4, 5]
     for e, run in alone.items():
-        passed = run_experiment(
-            "one_layer", "joint_converged", replace(settings, epochs=e), data=toy, cache_dir=way, progress=False
-        )
+        passed = run_experiment("one_layer", mode, replace(settings, **{budget: e}), data=toy, cache_dir=way, progress=False)
         assert passed.loaded, f"the {e}-epoch run was not saved on the way"
         assert passed.checkpoint.name == run.checkpoint.name  # the same configuration names the same file
         for name, tensor in run.model.state_dict().items():
@@ -307,16 +306,22 @@ def test_the_budgets_saved_on_the_way_are_the_runs_of_those_lengths(toy, tmp_pat
         assert _timeless(passed.history.as_dict()) == _timeless(run.history.as_dict())
         assert passed.history.stop_reason == f"ran all {e} epochs" and passed.history.kept_epoch == e
         assert passed.test_accuracy == run.test_accuracy
+        assert {k: passed.metrics.get(k) for k in ("eta_star", "step_size")} == {
+            k: run.metrics.get(k) for k in ("eta_star", "step_size")
+        }  # a one-step run saved on the way keeps its step, as a run of that length does
     loaded = torch.load(alone[3].checkpoint, weights_only=True)["state"]
-    assert not torch.equal(loaded["E"], longest.model.state_dict()["E"])  # the longest run went on past them
-    skipped = run_experiment("one_layer", "joint_converged", replace(settings, epochs=4), data=toy, cache_dir=way, progress=False)
+    moved = "E" if mode == "joint_converged" else "p"
+    assert not torch.equal(loaded[moved], longest.model.state_dict()[moved])  # the longest run went on past them
+    skipped = run_experiment("one_layer", mode, replace(settings, **{budget: 4}), data=toy, cache_dir=way, progress=False)
     assert not skipped.loaded, "a budget not named on the way is not saved"
 
 
 @pytest.mark.parametrize(
     ("mode", "on_the_way", "message"),
     [
-        ("joint", (2,), r"on_the_way needs mode 'joint_converged' \(training to the end of a budget\), got 'joint'"),
+        ("joint", (2,), r"on_the_way needs a mode of \['joint_converged', 'one_step_converged'\].*got 'joint'"),
+        ("one_step_frozen", (2,), r"got 'one_step_frozen'"),
+        ("one_step_converged", (7,), r"whole numbers of epochs from 1 to 6, got \[7\]"),  # its budget: frozen_epochs
         ("joint_converged", (0,), r"whole numbers of epochs from 1 to 4, got \[0\]"),
         ("joint_converged", (2, 5), r"whole numbers of epochs from 1 to 4, got \[5\]"),
         ("joint_converged", (1, 4, 2.0), r"got \[2.0\]"),
@@ -324,7 +329,7 @@ def test_the_budgets_saved_on_the_way_are_the_runs_of_those_lengths(toy, tmp_pat
     ],
 )
 def test_on_the_way_takes_shorter_whole_budgets_of_a_converged_run(toy, tmp_path, mode, on_the_way, message):
-    settings = real_data_settings("fast", d=4, epochs=5, batch_size=16)
+    settings = real_data_settings("fast", d=4, epochs=5, frozen_epochs=7, batch_size=16)
     with pytest.raises(ValueError, match=message):
         run_experiment("one_layer", mode, settings, data=toy, cache_dir=str(tmp_path), progress=False, on_the_way=on_the_way)
     assert not any(tmp_path.rglob("*.pt")), "nothing is trained before the budgets are checked"

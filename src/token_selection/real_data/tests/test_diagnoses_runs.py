@@ -60,6 +60,7 @@ def test_a_diagnosis_runs_with_its_settings_describes_its_grids_and_costs_by_sca
     assert {d.runner for d in dg.DIAGNOSES.values()} == {
         dg.run_frozen_capacity, dg.run_spread_readings, dg.run_converged_joint, dg.run_shape_budget,
         dg.run_matched_vocabulary, dg.run_accuracy_reference, dg.run_one_step_direct, dg.run_selection_mass,
+        dg.run_converged_one_step,
     }  # fmt: skip
 
 

@@ -51,8 +51,8 @@ def test_each_claim_is_judged_by_its_stated_rule():
         "max_margin": ShareOfSeeds(), "global": ShareOfSeeds(), "several_relevant": AtLeast(0.99),
         "multiclass_one_step": AtLeast(0.9), "trained_accuracy": Within(pn.TRAINED_ACCURACY, 0.05),
         "frozen_accuracy": Within(pn.FROZEN_ACCURACY, 0.05), "frozen_gap": PositiveInterval(23),
-        "std_ratio_values": WithinFactor(pn.ONE_STEP_STD_RATIO_VALUES, 1.5, at_plateau=True),
-        "std_ratio_scores": WithinFactor(pn.ONE_STEP_STD_RATIO_SCORES, 1.5, at_plateau=True),
+        "std_ratio_values": WithinFactor(pn.ONE_STEP_STD_RATIO_VALUES, 1.5, at_convergence=True),
+        "std_ratio_scores": WithinFactor(pn.ONE_STEP_STD_RATIO_SCORES, 1.5, at_convergence=True),
         "joint_values": ShapeIs("increasing"),
         "joint_scores": ShapeIs("U-shaped"), "key_query_scores": ShapeIs("U-shaped"),
         "key_query_values": ShapeIs("increasing"), "mlp_scores": ShapeIs("U-shaped"),
@@ -64,9 +64,15 @@ def test_each_claim_reads_its_records():
     theory = ("report-theory",)
     assert all(BY_KEY[k].records == theory for k in ("one_step_alignment", "several_relevant", "multiclass_one_step"))
     assert BY_KEY["frozen_gap"].records == ("imdb-one_layer-joint", "imdb-one_layer-frozen_random")
-    converged = ("diagnosis-converged_joint", "imdb-one_layer-joint", "imdb-one_layer-one_step_frozen")
+    converged = (
+        "diagnosis-converged_joint",
+        "diagnosis-converged_one_step",
+        "imdb-one_layer-joint",
+        "imdb-one_layer-one_step_frozen",
+    )
     assert BY_KEY["std_ratio_scores"].records == BY_KEY["std_ratio_values"].records == converged
-    assert BY_KEY["mlp_values"].records == ("imdb-mlp-joint", "imdb-one_layer-joint")
+    assert BY_KEY["mlp_values"].records == ("imdb-mlp-joint_converged", "imdb-one_layer-joint")
+    assert BY_KEY["mlp_scores"].records == ("imdb-mlp-joint_converged",)  # the MLP trained until its p moves
     assert BY_KEY["key_query_values"].records == ("imdb-key_query-joint",)
     assert BY_KEY["yelp_stars"].records == ("yelp_stars-multiclass-joint",)
 
@@ -96,57 +102,39 @@ def test_each_claim_reads_its_records():
         ("frozen_gap", {"value": 4.62, "low": 4.31, "high": 4.93, "n": 5}, "4.6 points [4.3, 4.9] over 5 seeds"),
         ("frozen_gap", {"value": 4.62, "low": 4.31, "high": 4.93, "n": 1},
          "4.6 points [4.3, 4.9] (one seed; interval from the test-set sizes)"),
-        (
-            "std_ratio_values",
-            {"value": 10.4, "low": 10.4, "high": 10.4, "n": 1, "budget": "80", "plateau": True, "plateau_seeds": 1,
-             "early_stopped": {"value": 0.466, "low": 0.44, "high": 0.5, "n": 5}},
-            "10.40x (one seed) trained to the end of 80 epochs (at the training-loss plateau); "
-            "early-stopped: 0.47 [0.44, 0.50]x (5 seeds)",
-        ),
-        (
-            "std_ratio_values",
-            {"value": 9.7, "low": 9.2, "high": 10.3, "n": 5, "budget": "80", "plateau": False, "plateau_seeds": 0,
-             "by_budget": {"10": 1.134, "40": 5.18, "80": 9.7},
-             "early_stopped": {"value": 0.466, "low": 0.44, "high": 0.5, "n": 5}},
-            "9.70 [9.20, 10.30]x (5 seeds) trained to the end of 80 epochs (none of the budgets tried reached a loss "
-            "plateau); other budgets: 1.13x after 10, 5.18x after 40 epochs; early-stopped: 0.47 [0.44, 0.50]x (5 seeds)",
-        ),
-        (
-            "std_ratio_scores",
-            {"value": 2.7, "low": 2.5, "high": 2.9, "n": 2, "budget": "40", "plateau": False, "plateau_seeds": 1,
-             "early_stopped": {"value": 0.9, "low": 0.9, "high": 0.9, "n": 1}},
-            "2.70 [2.50, 2.90]x (2 seeds) trained to the end of 40 epochs (at the training-loss plateau in 1 of 2 "
-            "seeds); "
-            "early-stopped: 0.90x (one seed)",
-        ),
         ("mlp_values", {"ours": [0.5, 0.6], "reference": [0.7, 0.8]}, "Spearman [+0.50, +0.60]"),
         # ours on the 20 bins first, the reference's second
         ("mlp_values", {"ours": [0.5, 0.6], "reference": [0.7, 0.8], "bins": [1.0, 0.99]},
          "Spearman [+0.50, +0.60]; on the 20 bins +1.00"),
-        (
-            "joint_values",
-            {"shape": "increasing", "spearman": 0.6, "shapes": ["increasing"], "readings": ["increasing"],
-             "effects": [0.6], "budget": "80", "plateau": False, "plateau_seeds": 0,
-             "early_stopped": {"shape": "increasing", "spearman": 0.1, "shapes": ["increasing"], "readings": ["flat"],
-                               "effects": [0.1]}},
-            "increasing (increasing, Spearman +0.60, effect 0.60; one seed) trained to the end of 80 epochs (none of the "
-            "budgets tried reached a loss plateau); early-stopped: flat (increasing, Spearman +0.10, effect 0.10; one seed)",
-        ),
-        (
-            "joint_values",
-            {"shape": "increasing", "spearman": 0.6, "shapes": ["increasing"] * 3,
-             "readings": ["increasing", "increasing", "flat"], "effects": [0.6, 0.5, 0.1], "budget": "80",
-             "plateau": True, "plateau_seeds": 3,
-             "early_stopped": {"shape": "increasing", "spearman": 0.1, "shapes": ["increasing"], "readings": ["flat"],
-                               "effects": [0.1]}},
-            "2 increasing, 1 flat of 3 seeds (seed 0: increasing, Spearman +0.60, effect 0.60) trained to the end of 80 "
-            "epochs (at the training-loss plateau in all 3 seeds); early-stopped: flat (increasing, Spearman +0.10, "
-            "effect 0.10; one seed)",
-        ),
     ],
 )  # fmt: skip
 def test_each_claim_shows_its_number(key, value, shown):
     assert BY_KEY[key].show(value) == shown
+
+
+_COUNTS = {"joint": {"fitted": 5, "settled": 0, "moving": 0, "n": 5},
+           "one_step": {"fitted": 0, "settled": 4, "moving": 1, "n": 5}}  # fmt: skip
+
+
+def test_the_converged_rows_show_the_raw_and_scale_free_ratio_the_budget_and_each_arms_convergence():
+    value = {"value": 3.1, "low": 2.9, "high": 3.3, "n": 5, "budget": 80, "converged": False, "counts": _COUNTS,
+             "scale_free": {"value": 0.81, "low": 0.8, "high": 0.82, "n": 5},
+             "by_budget": {10: 1.5, 40: 2.5, 80: 3.1}, "scale_free_by_budget": {10: 0.6, 40: 0.7, 80: 0.81},
+             "early_stopped": {"value": 0.466, "low": 0.44, "high": 0.5, "n": 5}}  # fmt: skip
+    shown = BY_KEY["std_ratio_values"].show(value)
+    assert shown.startswith("3.10 [2.90, 3.30]x (5 seeds), scale-free 0.81 [0.80, 0.82]x")
+    assert "80 epochs" in shown and "no budget where every seed converged" in shown
+    assert "5 of 5 fitted" in shown and "1 of 5 moving" in shown
+    assert "1.50x (scale-free 0.60x) after 10" in shown and "3.10x (scale-free" not in shown  # the others only
+    assert shown.endswith("early-stopped: 0.47 [0.44, 0.50]x (5 seeds)")
+    assert "every seed converged:" in BY_KEY["std_ratio_scores"].show(value | {"converged": True})
+    verdict = {"shape": "increasing", "spearman": 0.6, "shapes": ["increasing"], "readings": ["increasing"],
+               "effects": [0.6], "budget": 80, "converged": True, "counts": {"joint": _COUNTS["joint"]},
+               "early_stopped": {"shape": "increasing", "spearman": 0.1, "shapes": ["increasing"],
+                                 "readings": ["flat"], "effects": [0.1]}}  # fmt: skip
+    shown = BY_KEY["joint_values"].show(verdict)
+    assert shown.startswith("increasing") and "80 epochs" in shown and "5 of 5 fitted" in shown
+    assert "early-stopped: flat" in shown
 
 
 def test_rows_3_to_5_read_the_flow_sweep_with_the_unit_step_count_beside_it():

@@ -184,9 +184,11 @@ def test_weaker_uses_seed_intervals_when_there_are_several_seeds():
     several = {"value": 0.3, "low": 0.1, "high": 0.5, "n": 3}
     one = {"value": 0.3, "low": 0.3, "high": 0.3, "n": 1}
     records = {real_record("mlp"): _spearman([0.2, 0.4], several), real_record("one_layer"): _spearman((0.6, 0.8), one)}
-    assert weaker(records) == {"ours": [0.1, 0.5], "reference": [0.6, 0.8]}
+    assert weaker()(records) == {"ours": [0.1, 0.5], "reference": [0.6, 0.8]}
     records = {real_record("mlp"): _spearman([0.2, 0.4]), real_record("one_layer"): _spearman([0.6, 0.8])}
-    assert weaker(records) == {"ours": [0.2, 0.4], "reference": [0.6, 0.8]}
+    assert weaker()(records) == {"ours": [0.2, 0.4], "reference": [0.6, 0.8]}
+    records[real_record("mlp", "joint_converged")] = _spearman([0.3, 0.5])
+    assert weaker("joint_converged")(records)["ours"] == [0.3, 0.5], "the MLP record of the mode asked for"
 
 
 def _classes(*verdicts, per_seed=None):
@@ -227,7 +229,7 @@ def test_two_seeds_are_several_for_shapes_and_intervals():
     assert show_shape(verdict).startswith("1 flat, 1 U-shaped (effect not kept) of 2 seeds (seed 0: flat, ")
     two = {"value": 0.3, "low": 0.2, "high": 0.4, "n": 2}
     records = {real_record("mlp"): _spearman([0.0, 0.9], two), real_record("one_layer"): _spearman([0.6, 0.8])}
-    assert weaker(records)["ours"] == [0.2, 0.4]
+    assert weaker()(records)["ours"] == [0.2, 0.4]
 
 
 @pytest.mark.parametrize(
@@ -249,173 +251,6 @@ def test_share_interval_refuses_what_is_not_a_count(passed, trials):
 def test_show_share_prints_the_count_and_the_interval_in_percent():
     assert show_share(share_interval(17, 20)) == "17 of 20 seeds (85 %, Wilson 95% [64, 95] %)"
     assert show_share(share_interval(0, 3)) == "0 of 3 seeds (0 %, Wilson 95% [0, 56] %)"
-
-
-def _converged(*plateaus: bool | tuple[bool, ...]) -> dict:
-    """A converged-joint record's metrics: budgets 5, 10, 20, ... with the given plateau flags, one per seed (a bare
-    flag: one seed)."""
-    flags = [flag if isinstance(flag, tuple) else (flag,) for flag in plateaus]
-    seeds = list(range(len(flags[0]))) if flags else [0]
-    return {"seeds": seeds, "joint": {str(5 * 2**k): [{"plateau": f} for f in fs] for k, fs in enumerate(flags)}}
-
-
-@pytest.mark.parametrize(
-    ("plateaus", "budget"),
-    [
-        ((False, True, True), "20"),  # the longest at the plateau
-        ((False, True, False), "10"),  # a longer budget that left the plateau is not taken
-        ((True, False, False), "5"),
-        ((False, False, False), "20"),  # none at the plateau: the longest
-        ((True,), "5"),
-        (((True, True), (True, True), (True, False)), "10"),  # one seed off its plateau: the budget is not taken
-        (((False, True), (False, False), (True, False)), "20"),  # no budget with every seed at it: the longest
-    ],
-)
-def test_converged_budget_is_the_longest_at_the_plateau_in_every_seed(plateaus, budget):
-    assert measures.converged_budget(_converged(*plateaus)) == budget
-
-
-def test_converged_budget_orders_budgets_as_numbers_not_strings():
-    metrics = {"seeds": [0], "joint": {"80": [{"plateau": True}], "9": [{"plateau": True}], "100": [{"plateau": False}]}}
-    assert measures.converged_budget(metrics) == "80"
-    with pytest.raises(ValueError) as empty:
-        measures.converged_budget({"seeds": [0], "joint": {}})
-    assert str(empty.value) == "the converged-joint record holds no budget"
-    assert measures.converged_budget({"seeds": [0], "joint": {"5": [], "10": [{"plateau": False}]}}) == "10"  # no run
-
-
-@pytest.mark.parametrize(
-    "metrics",
-    [
-        {"joint": {"10": {"plateau": True}}},  # one run per budget: the layout before seeds
-        {"joint": {"10": [{"plateau": True}]}},  # runs per budget, but no seeds to pair them by
-        {"seeds": [0, 1], "joint": {"10": [{"plateau": True}] * 2, "20": {"plateau": True}}},
-    ],
-)
-def test_a_converged_record_of_the_older_layout_is_refused_by_name(metrics):
-    with pytest.raises(ValueError) as older:
-        measures.converged_budget(metrics)
-    assert str(older.value) == (
-        "the converged-joint record keeps one run per budget, not one run per seed: a record from an older version; "
-        "produce it again (make full, or make records at the fast scale)"
-    )
-
-
-def _converged_runs(raws: list[float], plateaus: list[bool]) -> list[dict]:
-    return [{"plateau": flag, "values": {"raw": raw}} for raw, flag in zip(raws, plateaus, strict=True)]
-
-
-def test_converged_ratio_pairs_each_seed_with_the_same_seed_and_refuses_a_zero_spread():
-    one_step = measures.real_record("one_layer", "one_step_frozen")
-    joint = measures.real_record("one_layer")
-    converged = {
-        "seeds": [0, 1, 2],
-        "joint": {
-            "10": _converged_runs([3.0, 4.0, 5.0], [True, True, True]),
-            "40": _converged_runs([9.0, 9.0, 9.0], [False, True, True]),
-        },
-    }
-    records = {
-        measures.CONVERGED: converged,
-        one_step: {"per_seed": {"values.mean_bin_std": [0.5, 2.0]}},  # seed 2 has no one-step run: left unpaired
-        joint: {"per_seed": {"values.mean_bin_std": [1.0, 1.0]}},
-    }
-    found = measures.converged_std_ratio("values")(records)
-    assert found["values"] == [6.0, 2.0] and (found["value"], found["n"]) == (4.0, 2)
-    assert found["by_budget"] == {"10": 4.0, "40": 11.25}  # (9 / 0.5 + 9 / 2) / 2: the mean at every budget
-    assert (found["budget"], found["plateau"], found["plateau_seeds"]) == ("10", True, 3)
-    assert found["early_stopped"]["values"] == [2.0, 0.5]
-    converged["seeds"] = [1, 0, 2]  # paired by seed number, not by position
-    assert measures.converged_std_ratio("values")(records)["values"] == [1.5, 8.0]
-    converged["joint"]["10"][2]["plateau"] = False  # no budget with every seed at its plateau: the longest
-    found = measures.converged_std_ratio("values")(records)
-    assert (found["budget"], found["plateau"], found["plateau_seeds"]) == ("40", False, 2)
-    records[one_step] = {"per_seed": {"values.mean_bin_std": [0.0, 2.0]}}
-    with pytest.raises(ValueError, match="spread of values is 0.0: no ratio"):
-        measures.converged_std_ratio("values")(records)
-    converged["seeds"] = [5, 6, 7]
-    with pytest.raises(ValueError, match=r"no seed of the converged arm \(\[5, 6, 7\]\) has a one-step run"):
-        measures.converged_std_ratio("values")(records)
-
-
-def test_converged_shape_reads_every_seed_at_the_plateau_budget_and_keeps_the_early_stopped_verdict():
-    joint = measures.real_record("one_layer")
-    shapes = {
-        "10": [{"shape": "increasing", "spearman": 0.9}] * 2,
-        # seed 0 significant, below the minimum effect: reads flat; seed 1 clears it
-        "40": [{"shape": "increasing", "spearman": 0.15}, {"shape": "increasing", "spearman": 0.6}],
-        "80": [{"shape": "U-shaped", "spearman": 0.0, "left_spearman": -0.5, "right_spearman": 0.4}] * 2,
-    }
-    converged = {
-        "seeds": [0, 1],
-        "joint": {b: [{"plateau": b == "40", "shapes": {"values": v}} for v in vs] for b, vs in shapes.items()},
-    }
-    curve = {"shape": "increasing", "verdict": {"shape": "increasing", "spearman": 0.8, "spearman_ci": [0.7, 0.9]}}
-    records = {measures.CONVERGED: converged, joint: {"values": curve}}
-    found = measures.converged_shape("values")(records)
-    assert (found["shape"], found["spearman"]) == ("increasing", 0.15)  # seed 0's verdict
-    assert (found["shapes"], found["readings"]) == (["increasing"] * 2, ["flat", "increasing"])
-    assert found["effects"] == [0.15, 0.6] and (found["budget"], found["plateau"], found["plateau_seeds"]) == ("40", True, 2)
-    assert found["early_stopped"]["shape"] == "increasing" and found["early_stopped"]["readings"] == ["increasing"]
-    converged["joint"]["40"][1]["plateau"] = False  # one seed off its plateau: the longest budget, U with its weaker arm
-    found = measures.converged_shape("values")(records)
-    assert (found["budget"], found["readings"], found["effects"]) == ("80", ["U-shaped"] * 2, [0.4, 0.4])
-    assert (found["plateau"], found["plateau_seeds"]) == (False, 0)
-
-
-@pytest.mark.parametrize(
-    ("value", "words"),
-    [
-        ({"n": 1, "plateau_seeds": 1}, "at the training-loss plateau"),
-        ({"n": 5, "plateau_seeds": 5}, "at the training-loss plateau in all 5 seeds"),
-        ({"n": 2, "plateau_seeds": 2}, "at the training-loss plateau in all 2 seeds"),
-        ({"readings": ["flat"] * 3, "plateau_seeds": 2}, "at the training-loss plateau in 2 of 3 seeds"),
-        ({"n": 5, "plateau_seeds": 1}, "at the training-loss plateau in 1 of 5 seeds"),
-        ({"n": 5, "plateau_seeds": 0}, "none of the budgets tried reached a loss plateau"),
-    ],
-)
-def test_plateau_words_say_how_many_seeds_reached_the_plateau(value, words):
-    assert measures.plateau_words(value) == words
-
-
-def test_paired_converged_ratios_give_every_budget_its_seeds_paired_by_seed_number():
-    converged = {
-        "seeds": [2, 0, 1],
-        "joint": {
-            "40": _converged_runs([8.0, 6.0, 4.0], [True] * 3),
-            "10": _converged_runs([2.0, 3.0, 1.0], [False] * 3),
-        },
-    }
-    one_step = {"per_seed": {"values.mean_bin_std": [1.0, 2.0, 4.0]}}
-    found = measures.paired_converged_ratios(converged, one_step, "values")
-    assert found == {"10": [0.5, 3.0, 0.5], "40": [2.0, 6.0, 2.0]} and list(found) == ["10", "40"]  # budgets as numbers
-    converged["joint"]["9"] = _converged_runs([1.0, 1.0, 1.0], [False] * 3)
-    assert list(measures.paired_converged_ratios(converged, one_step, "values")) == ["9", "10", "40"]
-    del converged["joint"]["9"]
-    one_step = {"per_seed": {"values.mean_bin_std": [1.0, 2.0]}}  # seed 2 has no one-step run
-    assert measures.paired_converged_ratios(converged, one_step, "values") == {"10": [3.0, 0.5], "40": [6.0, 2.0]}
-    with pytest.raises(ValueError, match="keeps one run per budget, not one run per seed"):
-        measures.paired_converged_ratios({"joint": {"10": {"plateau": True}}}, one_step, "values")
-
-
-def test_the_converged_readings_take_the_one_step_and_joint_records_of_their_dataset():
-    converged = {
-        "seeds": [0],
-        "joint": {"10": [{"plateau": True, "values": {"raw": 3.0}, "shapes": {"values": {"shape": "flat", "spearman": 0.0}}}]},
-    }
-    curve = {"shape": "flat", "verdict": {"shape": "flat", "spearman": 0.0, "spearman_ci": [-0.1, 0.1]}}
-    records = {
-        measures.CONVERGED: converged,
-        "yelp_polarity-one_layer-one_step_frozen": {"per_seed": {"values.mean_bin_std": [1.5]}},
-        "yelp_polarity-one_layer-joint": {"per_seed": {"values.mean_bin_std": [3.0]}, "values": curve},
-    }
-    found = measures.converged_std_ratio("values", "yelp_polarity")(records)
-    assert found["value"] == 2.0 and found["early_stopped"]["value"] == 2.0
-    assert measures.converged_shape("values", "yelp_polarity")(records)["early_stopped"]["shape"] == "flat"
-    with pytest.raises(KeyError, match="imdb-one_layer-one_step_frozen"):
-        measures.converged_std_ratio("values")(records)
-    with pytest.raises(KeyError, match="imdb-one_layer-joint"):
-        measures.converged_shape("values")(records)
 
 
 def _one_step_row(d: int, measured: list[float], law: list[float]) -> dict:

@@ -5,8 +5,9 @@ import pytest
 
 from token_selection.report import claims as claims_module
 from token_selection.report.claims import CLAIMS
+from token_selection.report.converged_arms import CONVERGED, CONVERGED_ONE_STEP
 from token_selection.report.flow_rows import FLOW_RECORD
-from token_selection.report.measures import CONVERGED, accuracy_gap, real_record
+from token_selection.report.measures import accuracy_gap, real_record
 from token_selection.report.table import markdown_table, outcome, paper_cell, records_markdown, report_rows, rewrite_command
 from token_selection.report.theory_claims import RECORD as THEORY
 from token_selection.report.verdicts import judge
@@ -70,7 +71,11 @@ def test_rows_read_records_and_say_how_to_produce_missing_ones(records):
     step = {"values": _curve("flat", -0.1, 0.1, 0.25), "scores": _curve("flat", -0.1, 0.1, 1.0)}
     write_record(real_record("one_layer", "one_step_frozen"), "fast", protocol="one step run", settings={}, metrics=step)
     write_record(
-        real_record("mlp"), "fast", protocol="mlp run", settings={}, metrics={"values": _curve("increasing", 0.5, 0.6, 1.0)}
+        real_record("mlp", "joint_converged"),
+        "fast",
+        protocol="mlp run",
+        settings={},
+        metrics={"values": _curve("increasing", 0.5, 0.6, 1.0)},
     )
     by_key = {claim.key: claim for claim in CLAIMS}
     trained_value = by_key["trained_accuracy"].measure({real_record("one_layer"): joint})
@@ -80,30 +85,28 @@ def test_rows_read_records_and_say_how_to_produce_missing_ones(records):
     missing_converged = outcome(by_key["std_ratio_values"], "fast")
     assert missing_converged.verdict == "not run" and "diagnosis-converged_joint" in missing_converged.why
 
-    def budget(plateau: bool, values: float, scores: float) -> list[dict]:
-        return [{"plateau": plateau, "values": {"raw": values}, "scores": {"raw": scores}}]
+    def point(loss: list[float], values: float, scores: float) -> dict:
+        return {"train_loss": loss, "test_accuracy": 0.8, "p_norm": 1.0,
+                "values": {"raw": values, "scale_free": 0.5}, "scores": {"raw": scores, "scale_free": 0.5}}  # fmt: skip
 
-    # a record from before the converged arm kept one run per seed is refused, not read as one seed
-    older = {"joint": {"16": {"plateau": True, "values": {"raw": 2.2}, "scores": {"raw": 3.0}}}}
+    fitted, moving = [0.5, 0.2, 0.01], [0.9, 0.5, 0.2]
+    # a record without one point per seed is refused by name, not read as one seed
+    older = {"joint": {"16": {"values": {"raw": 2.2}}}}
     write_record(CONVERGED, "fast", protocol="converged run", settings={}, metrics=older)
     refused = outcome(by_key["std_ratio_values"], "fast")
-    assert (refused.ours, refused.verdict, refused.protocol) == ("not measured", "not run", "")
-    assert refused.why == (
-        "the fast records cannot be read: the converged-joint record keeps one run per budget, not one run per seed: a "
-        "record from an older version; produce it again (make full, or make records at the fast scale)"
-    )
-    # the longest budget at the loss plateau is read (16), not a longer one that left it, nor an earlier one
-    converged = {
-        "seeds": [0],
-        "joint": {"8": budget(False, 9.0, 9.0), "16": budget(True, 2.2, 3.0), "32": budget(False, 9.0, 9.0)},
-    }
+    assert refused.verdict == "not run" and "diagnosis-converged_one_step" in refused.why  # missing: named
+    one_step = {"seeds": [0], "one_step": {"8": [point(fitted, 1.0, 1.0)], "16": [point(fitted, 0.25, 1.0)],
+                                           "32": [point(fitted, 1.0, 1.0)]}}  # fmt: skip
+    write_record(CONVERGED_ONE_STEP, "fast", protocol="one step run", settings={}, metrics=one_step)
+    refused = outcome(by_key["std_ratio_values"], "fast")
+    assert refused.verdict == "not run" and "'seeds'" in refused.why
+    # the longest budget where both arms converged is read (16), not a longer one where the joint arm still moves
+    converged = {"seeds": [0], "joint": {"8": [point(fitted, 9.0, 9.0)], "16": [point(fitted, 2.2, 3.0)],
+                                         "32": [point(moving, 9.0, 9.0)]}}  # fmt: skip
     write_record(CONVERGED, "fast", protocol="converged run", settings={}, metrics=converged)
     values = outcome(by_key["std_ratio_values"], "fast")
     assert values.verdict == "reproduced"  # 2.2 / 0.25 = 8.8, within a factor 1.5 of 8
-    assert values.ours.startswith(  # the records above carry no settings: the row also says they are stale
-        "8.80x (one seed) trained to the end of 16 epochs (at the training-loss plateau); other budgets: 36.00x after 8, "
-        "36.00x after 32 epochs; early-stopped: 8.00x (one seed)"
-    )
+    assert values.ours.startswith("8.80x (one seed)") and "16 epochs" in values.ours
     assert outcome(by_key["std_ratio_scores"], "fast").verdict == "partly"  # 3x
     assert outcome(by_key["joint_scores"], "fast").verdict == "reproduced"
     assert outcome(by_key["mlp_values"], "fast").verdict == "reproduced"
@@ -116,7 +119,7 @@ def test_rows_read_records_and_say_how_to_produce_missing_ones(records):
     table = markdown_table(report_rows())
     assert table.count("\n") == len(CLAIMS) + 1 and "ours (fast)" in table and "verdict (full)" in table
     assert "joint run" in records_markdown()
-    write_record(real_record("mlp"), "fast", protocol="V words plus <pad> and <unk>", settings={}, metrics={})
+    write_record(real_record("mlp", "joint_converged"), "fast", protocol="V words plus <pad> and <unk>", settings={}, metrics={})
     assert "V words plus &lt;pad&gt; and &lt;unk&gt;" in records_markdown(), "a protocol is text, not HTML"
 
 
@@ -154,7 +157,7 @@ def test_verdict_table_points_unreproduced_rows_to_their_reasons(records):
     assert table.splitlines()[0] == "| # | claim | source | ours | verdict |"
     assert "**not reproduced** (why: 1 below)" in table and "**not run** (why: 2 below)" in table
     reasons = why_list(rows, "fast").splitlines()
-    assert reasons[0].startswith("- **Row 1** (not reproduced:") and "make records" in reasons[0]
+    assert reasons[0].startswith("- **Row 1** (not reproduced:") and "*Where the accuracies sit*" in reasons[0]
     assert reasons[1].startswith("- **Row 2** (not run:"), "each reason names its row as the table's 'why: N below' does"
 
 

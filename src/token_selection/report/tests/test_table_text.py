@@ -68,6 +68,9 @@ def test_protocols_and_verdict_list_in_full():
     assert table[2].startswith(f"| 1 | {statement} | [abstract] abstract |")
     several = [rows[0], tb.ReportRow(BY_KEY["several_relevant"], "p", {"full": _outcome("0.9", "partly", "the mean")})]
     assert tb.why_list(several) == "- **Row 2** (partly: the mean).", "no diagnosis speaks to it: nothing after"
+    spread = tb.ReportRow(BY_KEY["std_ratio_values"], "p", {"full": _outcome("2x", "partly", "not within")})
+    (line,) = tb.why_list([spread]).splitlines()
+    assert line.startswith("- **Row 1** (partly: not within).") and "*The spread ratios*" in line
 
 
 def test_records_list_names_each_record_once_with_its_date_and_machine(records):
@@ -113,26 +116,14 @@ def _rows_with(verdicts: dict[str, str], scale: str = "full") -> list:
     return [tb.ReportRow(BY_KEY[key], "p", {scale: _outcome("x", verdict, "why")}) for key, verdict in verdicts.items()]
 
 
-def test_opening_verdict_counts_the_paper_claims_and_the_sweep(records, monkeypatch):
+def test_verdict_counts_count_the_paper_claims_alone():
     rows = _rows_with({"selection": "partly", "trained_accuracy": "reproduced", "joint_scores": "reproduced",
-                       "frozen_gap": "not reproduced", "yelp_stars": "not run"})  # fmt: skip
-    first, second = tb.opening_verdict(rows, "full")
-    assert first == (
-        "At the full scale, 1 of the 4 claims our sources attribute to the paper are reproduced, 1 partly and 1 not "
-        "(1 not run yet)."
-    ), "the inferred row (joint_scores) is ours, not a claim of the paper"
-    assert second == "The synthetic seed sweep under the flow has no full record yet."
-    write_record(FLOW_RECORD, "full", protocol="p", settings={}, metrics=flow_metrics((7, 6, 5), (3, 3, 3), coarse=(3, 2)))
-    monkeypatch.setattr(tb, "state_of", lambda name, scale: "current")
-    second = tb.opening_verdict(rows, "full")[1]
-    assert "in 5 of 7 seeds at d = 512 and 3 of 3 seeds at d = 2048 (" in second
-    assert "steps of length 1: 2 and 2)" in second, "the unit-step counts of each d, in the same order"
-    monkeypatch.setattr(tb, "state_of", lambda name, scale: "stale")
-    assert "d = 2048 (from a stale record) (" in tb.opening_verdict(rows, "full")[1]
-    only = _rows_with({"selection": "reproduced"}, "fast")
-    assert tb.opening_verdict(only, "fast")[0] == (
-        "At the fast scale, 1 of the 1 claims our sources attribute to the paper are reproduced, 0 partly and 0 not."
+                       "frozen_gap": "not reproduced", "yelp_stars": "not run", "mlp_scores": "not tested"})  # fmt: skip
+    counts = tb.verdict_counts(rows, "full")
+    assert counts == {"reproduced": 1, "partly": 1, "not reproduced": 1, "not tested": 1, "not run": 1, "claims": 5}, (
+        "the inferred row (joint_scores) is ours, not a claim of the paper"
     )
+    assert tb.verdict_counts(_rows_with({"selection": "reproduced"}, "fast"), "fast")["reproduced"] == 1
 
 
 def test_a_statement_with_cls_keeps_it_in_both_tables():

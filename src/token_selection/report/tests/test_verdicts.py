@@ -32,27 +32,25 @@ def test_within_factor_on_each_side_of_its_bounds():
     assert rule.judge(1.0)[0] == "not reproduced" and rule.judge(0.5)[0] == "not reproduced"
 
 
-def test_within_factor_at_the_plateau_is_partly_without_a_converged_value():
-    rule = WithinFactor(8.0, 1.5, at_plateau=True)
-    inside = {"value": 9.73, "low": 9.16, "high": 10.3, "n": 5, "plateau": True}
-    assert rule.judge(inside) == ("reproduced", "9.73 [9.16, 10.3] over 5 seeds is within a factor 1.5 of 8")
-    growing = inside | {"plateau": False, "by_budget": {"10": 1.134, "40": 5.18, "80": 9.73}}
-    assert rule.judge(growing) == (
-        "partly",
-        "9.73 [9.16, 10.3] over 5 seeds is within a factor 1.5 of 8, but no training budget reached the loss plateau: "
-        "a size at one training length (seed means 1.13 after 10, 5.18 after 40, 9.73 after 80 epochs), not at "
-        "convergence",
-    )
-    bare = rule.judge(inside | {"plateau": False})  # a value without the budgets: the reason still names the plateau
-    assert bare[0] == "partly" and bare[1].endswith("loss plateau: a size at one training length, not at convergence")
-    # outside the factor the plateau changes nothing: the same verdicts as without it
-    for value in (inside | {"value": 20.0, "low": 19.0, "high": 21.0, "plateau": False}, 0.5):
+def test_within_factor_at_convergence_is_partly_without_a_converged_budget():
+    rule = WithinFactor(8.0, 1.5, at_convergence=True)
+    inside = {"value": 9.73, "low": 9.16, "high": 10.3, "n": 5, "converged": True}
+    assert rule.judge(inside)[0] == "reproduced"
+    growing = inside | {"converged": False, "by_budget": {"10": 1.134, "40": 5.18, "80": 9.73}}
+    verdict, why = rule.judge(growing)
+    assert verdict == "partly" and "converge" in why
+    assert "1.13 after 10" in why and "9.73 after 80" in why  # the size at each budget, so the trend shows
+    assert rule.judge(inside | {"converged": False})[0] == "partly"  # a value without the budgets
+    # on the factor's bounds: a converged value is reproduced, an unconverged one partly
+    for low, high in ((8 / 1.5, 8 / 1.5), (12.0, 12.0)):
+        bound = {"value": low, "low": low, "high": high, "n": 5}
+        assert rule.judge(bound | {"converged": True})[0] == "reproduced"
+        assert rule.judge(bound | {"converged": False})[0] == "partly"
+    # outside the factor convergence changes nothing: the same verdicts as without it
+    for value in (inside | {"value": 20.0, "low": 19.0, "high": 21.0, "converged": False}, 0.5):
         assert rule.judge(value) == WithinFactor(8.0, 1.5).judge(value)
-    assert WithinFactor(8.0, 1.5).judge(growing)[0] == "reproduced"  # the plain rule does not read the plateau
-    assert rule.describe() == (
-        "reproduced if the seed interval lies between 5.33 and 12 (a factor 1.5 of 8), partly if it lies above 1, "
-        "else not reproduced; partly at most when no training budget reached the loss plateau (no converged value)"
-    )
+    assert WithinFactor(8.0, 1.5).judge(growing)[0] == "reproduced"  # the plain rule does not read convergence
+    assert "converged" in rule.describe() and "converged" not in WithinFactor(8.0, 1.5).describe()
 
 
 def test_positive_interval():
