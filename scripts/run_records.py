@@ -35,6 +35,9 @@ RELATIVE_COST = {"one_layer": 1.0, "two_layer": 12.0, "key_query": 10.0, "mlp": 
 """Cost of one seed of each kind relative to the one-layer model, on IMDB, for the estimate. Measured at the full
 scale on 2 CPU cores (benchmarks/make_full.cpu.md): the two-layer model's epochs take 87-118 s against about 4 s,
 and the W_KQ, MLP and 4-class records took 571, 145 and 28 s a seed against 56."""
+MODE_COST = {"joint_converged": 2.0}
+"""Cost of a mode relative to early stopping (1 where not listed): trained to the end of its budget, the MLP ran all
+10 epochs where early stopping ended after 3 (791 s for 3 seeds on 2 CPU cores, against 434 s)."""
 DATASET_COST = {"imdb": 1.0, "yelp_polarity": 0.6, "yelp_stars": 1.0}
 """Cost of a seed on each dataset relative to IMDB: the Yelp stand-in has 12,842 training reviews against IMDB's
 22,500 (its two-layer record took 0.63 times the IMDB one's time); the 4-class cost is measured on its own data."""
@@ -44,9 +47,12 @@ measured: at the full scale on 2 CPU cores, from an empty cache, 5 seeds took 28
 
 
 def record_costs(experiments: list[tuple[str, str, str]], diagnoses: list[str], scale: str) -> dict[str, float]:
-    """Estimated cost of each record (name: units of ``SECONDS_PER_UNIT``): an experiment's seeds times its kind's
-    and its dataset's relative cost, a diagnosis's own ``relative_cost``."""
-    costs = {record_name(*e): DATASET_COST[e[0]] * RELATIVE_COST[e[1]] * seed_count(e[1], scale) for e in experiments}
+    """Estimated cost of each record (name: units of ``SECONDS_PER_UNIT``): an experiment's seeds times its kind's,
+    its mode's and its dataset's relative cost, a diagnosis's own ``relative_cost``."""
+    costs = {
+        record_name(*e): DATASET_COST[e[0]] * RELATIVE_COST[e[1]] * MODE_COST.get(e[2], 1.0) * seed_count(e[1], scale)
+        for e in experiments
+    }
     return costs | {d: DIAGNOSES[d].relative_cost(scale) for d in diagnoses}
 
 

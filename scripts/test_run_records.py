@@ -79,6 +79,8 @@ def test_a_records_cost_is_its_seeds_times_its_kinds_and_its_datasets_costs():
     }
     assert DATASET_COST["imdb"] == 1.0 and 0 < DATASET_COST["yelp_polarity"] < 1
     assert run_records.record_costs([("imdb", "mlp", "joint")], [], "fast") == {"imdb-mlp-joint": 1 * RELATIVE_COST["mlp"]}
+    whole = run_records.record_costs([("imdb", "mlp", "joint_converged")], [], "full")
+    assert whole == {"imdb-mlp-joint_converged": 3 * RELATIVE_COST["mlp"] * run_records.MODE_COST["joint_converged"]}
 
 
 def test_the_dry_run_prints_the_estimate_of_what_it_would_run_and_of_everything(capsys):

@@ -34,8 +34,7 @@ from .registry import MODEL_KINDS, TRAINING_MODES, build_model, check_kind_and_m
 from .settings import RealDataSettings, real_data_settings, seed_count
 from .trainer import TrainingHistory, accuracy, one_step_size, one_step_then_freeze, train_model
 
-WHOLE_BUDGET = {"joint_converged": "epochs", "one_step_converged": "frozen_epochs"}
-"""The modes that train to the end of their budget, the last epoch kept, and the setting that holds the budget."""
+WHOLE_BUDGET = {"joint_converged": "epochs", "one_step_converged": "frozen_epochs"}  # the setting holding the budget
 FULL_COMMAND = "make full (scripts/run_records.py --scale full)"
 FAST_COMMAND = "make records (scripts/run_records.py --scale fast)"
 """How a missing full-scale record is produced."""

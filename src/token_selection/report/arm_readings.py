@@ -18,6 +18,7 @@ from ..intervals import seed_interval, show_interval
 from ..results import read_record
 from ..theory.shape_effect import ShapeReading
 from .converged_arms import CONVERGED, CONVERGED_ONE_STEP, converged_std_ratio
+from .measures import accuracy as accuracy_interval
 from .measures import per_seed, real_record, std_ratio
 from .paper_numbers import FROZEN_ACCURACY, ONE_STEP_STD_RATIO_SCORES, ONE_STEP_STD_RATIO_VALUES, TRAINED_ACCURACY
 from .shape_readings import bin_shapes, seed_readings
@@ -55,19 +56,20 @@ def arm_differences(dataset: str, scale: str = "full") -> dict[str, Any] | None:
     paired by seed: ``measures.std_ratio``); on IMDB ``converged`` (quantity -> both arms trained to the end of the
     same budget: ``converged_arms.converged_std_ratio``; absent where its records are); ``step_readings``,
     ``control_readings``, ``step_bins``, ``control_bins`` (``one_step_readings``); ``accuracy`` (mode -> seed
-    interval of test accuracy); ``gaps`` (mode -> points from the rebuttal's level); ``step_minus_frozen`` (seed
-    interval of one step then freezing minus E frozen at random, accuracy points, paired by seed; None when the two
-    arms ran other seeds); ``seeds`` (the joint arm's number of seeds) and ``seed_ids`` (the one-step arm's seeds).
+    interval of test accuracy widened by the test set's sampling error, as the report gives it:
+    ``measures.accuracy``); ``gaps`` (mode -> points from the rebuttal's level); ``step_minus_frozen`` (seed interval
+    of one step then freezing minus E frozen at random, accuracy points, paired by seed; None when the two arms ran
+    other seeds); ``seeds`` (the joint arm's number of seeds) and ``seed_ids`` (the one-step arm's seeds).
     """
     names = {m: real_record("one_layer", m, dataset) for m in MODES}
     records = {m: read_record(names[m], scale) for m in MODES}
     if any(r is None for r in records.values()):
         return None
     metrics = {names[m]: records[m]["metrics"] for m in MODES}
-    accuracy = {m: seed_interval(per_seed(metrics[names[m]], "test_accuracy"), bounds=(0.0, 1.0)) for m in MODES}
-    step, frozen = accuracy["one_step_frozen"], accuracy["frozen_random"]
-    paired = records["one_step_frozen"].get("seeds") == records["frozen_random"].get("seeds") and step["n"] == frozen["n"]
-    differences = [100 * (a - b) for a, b in zip(step["values"], frozen["values"], strict=True)] if paired else None
+    accuracy = {m: accuracy_interval(names[m])(metrics) for m in MODES}  # the report's: test-set error included
+    step, frozen = (per_seed(metrics[names[m]], "test_accuracy") for m in ("one_step_frozen", "frozen_random"))
+    paired = records["one_step_frozen"].get("seeds") == records["frozen_random"].get("seeds") and len(step) == len(frozen)
+    differences = [100 * (a - b) for a, b in zip(step, frozen, strict=True)] if paired else None
     levels = {"joint": TRAINED_ACCURACY, "frozen_random": FROZEN_ACCURACY}
     shapes = one_step_readings(dataset, scale)
     assert shapes is not None  # both of its records were read above
@@ -85,7 +87,7 @@ def arm_differences(dataset: str, scale: str = "full") -> dict[str, Any] | None:
         "accuracy": accuracy,
         "gaps": {m: 100 * (accuracy[m]["value"] - levels[m]) for m in levels},
         "step_minus_frozen": None if differences is None else seed_interval(differences),
-        "seeds": accuracy["joint"]["n"],
+        "seeds": len(per_seed(metrics[names["joint"]], "test_accuracy")),
         "seed_ids": list(records["one_step_frozen"].get("seeds") or range(len(shapes["step"]))),
     }
 

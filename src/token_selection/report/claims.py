@@ -1,10 +1,9 @@
 """``CLAIMS``: every claim of the paper the course scores, with its source, our measure and a verdict rule.
 
-A claim is here only if a passage of the sources makes it (the abstract or the public
-OpenReview discussion); the course's own derivations are checked in the chapters, not
-scored here. Each claim names the results records its number comes from and how that
-number is read from them (``measure``), so the report table is generated from this one
-definition (``report.table``).
+A claim is here only if a passage of the sources makes it (the abstract or the public OpenReview discussion); the
+course's own derivations are checked in the chapters, not scored here. Each claim names the results records its
+number comes from and how that number is read from them (``measure``), so the report table is generated from this
+one definition (``report.table``).
 """
 
 from __future__ import annotations
@@ -53,13 +52,12 @@ from .verdicts import AtLeast, PositiveInterval, Rule, ShapeIs, ShareOfSeeds, We
 class Claim:
     """One row of the report.
 
-    key: identifier; statement: the claim, in the course's words; tag: "abstract" or
-    "discussion", or "inferred" for a row the sources do not state but the course reads into them
-    (it is scored, and labelled as ours); source: the passage; paper: the paper's number as text ("" when the source
-    gives none); table: (centres, means) of a rebuttal table the shape rule can read, or None;
-    records: names of the results records our number needs; measure: their metrics -> the
-    value the rule judges; show: that value as text; rule: the verdict rule; protocol: what
-    our number is, in words; chapter: where the course discusses the claim.
+    key: identifier; statement: the claim, in the course's words; tag: "abstract" or "discussion", or "inferred" for a
+    row the sources do not state but the course reads into them (it is scored, and labelled as ours); source: the
+    passage; paper: the paper's number as text ("" when the source gives none); table: (centres, means) of a rebuttal
+    table the shape rule can read, or None; records: names of the results records our number needs; measure: their
+    metrics -> the value the rule judges; show: that value as text; rule: the verdict rule; protocol: what our number
+    is, in words; chapter: where the course discusses the claim.
     """
 
     key: str
@@ -84,9 +82,7 @@ from draw to draw; a few dozen frequent words carry it, which widens that, hence
 anything but alpha into E_s . v would move the correlation by far more."""
 _KQ = "two-layer model with key-query matrices in both layers (ours, chapter 8b)"
 _CONVERGED_RULE = f"training loss under {FIT_LOSS:g} nats, or within {PLATEAU_DROP:.0%} over the last quarter"
-_MLP = real_record("mlp", "joint_converged")
-"""The MLP model the rebuttal's rows read: trained to the end of its budget, where its p has moved (early stopped,
-it keeps its first epoch and its attention stays near uniform)."""
+_MLP = real_record("mlp", "joint_converged")  # to the end of its budget: early stopped, its attention stays uniform
 _ONE_LAYER = "one-layer model, E, p, v trained jointly on IMDB reviews"
 _SHAPE_PROTOCOL = (
     "shape rule over tokens seen at least the pipeline's minimum count, importance = posterior gap, read with its "

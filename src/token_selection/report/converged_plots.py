@@ -57,14 +57,20 @@ def plot_ratios(ax, joint: dict[str, Any], one_step: dict[str, Any], title: str)
 
 
 def plot_converged_arms(pairs: dict[str, tuple[dict[str, Any], dict[str, Any]]], *, losses: bool = True):
-    """One row per scale of ``pairs`` (scale -> (joint metrics, one-step metrics)): the training losses (when
-    ``losses``) and the spread ratios against the budget. Returns the figure."""
-    columns = 2 if losses else 1
-    fig, axes = plt.subplots(len(pairs), columns, figsize=(5.2 * columns, 3.6 * len(pairs)), squeeze=False)
-    for row, (scale, (joint, one_step)) in enumerate(pairs.items()):
+    """For each scale of ``pairs`` (scale -> (joint metrics, one-step metrics)): the training losses (when ``losses``,
+    one row per scale) and the spread ratios against the budget (without losses, the scales side by side).
+    Returns the figure."""
+    for joint, one_step in pairs.values():
         converged_table(joint, one_step)  # refuses metrics without one point per seed, before anything is drawn
-        if losses:
-            plot_losses(axes[row, 0], joint, one_step, f"{scale}: training loss, budgets dotted")
-        plot_ratios(axes[row, -1], joint, one_step, f"{scale}: spread ratio by budget")
+    if losses:
+        fig, axes = plt.subplots(len(pairs), 2, figsize=(10.4, 3.6 * len(pairs)), squeeze=False)
+        panels = [(axes[row, 0], axes[row, 1]) for row in range(len(pairs))]
+    else:
+        fig, axes = plt.subplots(1, len(pairs), figsize=(5.2 * len(pairs), 3.8), squeeze=False)
+        panels = [(None, axes[0, col]) for col in range(len(pairs))]
+    for (scale, (joint, one_step)), (loss_ax, ratio_ax) in zip(pairs.items(), panels, strict=True):
+        if loss_ax is not None:
+            plot_losses(loss_ax, joint, one_step, f"{scale}: training loss, budgets dotted")
+        plot_ratios(ratio_ax, joint, one_step, f"{scale}: spread ratio by budget")
     fig.tight_layout()
     return fig

@@ -7,6 +7,7 @@ import math
 
 import pytest
 
+from token_selection.intervals import seed_interval
 from token_selection.report import arm_readings as ar
 from token_selection.report.converged_arms import CONVERGED, CONVERGED_ONE_STEP
 from token_selection.results import write_record
@@ -24,15 +25,19 @@ def _scores(shape="flat"):
     return {"mean_bin_std": 1.0, "shape": shape, "verdict": verdict}
 
 
+N_TEST = 2_000
+
+
 def _arm(mode, seeds, ids=None, dataset="toy", **per_seed):
     per_seed.setdefault("scores.shape", ["flat"] * seeds)
     per_seed.setdefault("scores.verdict.spearman", [0.0] * seeds)
     shapes = per_seed["scores.shape"]
     per_seed.setdefault("scores.verdict.left_spearman", [-0.5 if s == "U-shaped" else math.nan for s in shapes])
     per_seed.setdefault("scores.verdict.right_spearman", [0.5 if s == "U-shaped" else math.nan for s in shapes])
+    summary = {"test_accuracy": seed_interval(per_seed["test_accuracy"])}
     write_record(f"{dataset}-one_layer-{mode}", "full", protocol="toy", settings={"mode": mode},
-                 metrics={"per_seed": per_seed, "test_accuracy": per_seed["test_accuracy"][0],
-                          "scores": _scores(shapes[0])}, seeds=ids)  # fmt: skip
+                 metrics={"per_seed": per_seed, "test_accuracy": per_seed["test_accuracy"][0], "n_test": N_TEST,
+                          "seed_summary": summary, "scores": _scores(shapes[0])}, seeds=ids)  # fmt: skip
 
 
 SPREADS = {"values.mean_bin_std": [1.0] * 3, "scores.mean_bin_std": [1.0] * 3}
@@ -77,6 +82,8 @@ def test_accuracy_intervals_stay_within_0_and_1(records):
     _arm("frozen_random", 3, test_accuracy=[0.7, 0.7, 0.7])
     joint = ar.arm_differences("toy", "full")["accuracy"]["joint"]
     assert joint["high"] == 1.0 and joint["low"] < joint["value"]
+    one_step = ar.arm_differences("toy", "full")["accuracy"]["one_step_frozen"]  # no spread over seeds: test set alone
+    assert one_step["high"] - 0.8 == pytest.approx(1.96 * (0.8 * 0.2 / N_TEST) ** 0.5, rel=1e-3)
 
 
 def _converged_point(values):

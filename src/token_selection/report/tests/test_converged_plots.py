@@ -50,6 +50,10 @@ def test_each_scale_gets_a_loss_panel_and_a_ratio_panel_with_the_ratios_by_budge
 def test_without_losses_one_panel_per_scale():
     fig = plot_converged_arms({"full": _pair()}, losses=False)
     assert len(fig.axes) == 1 and fig.axes[0].get_xlabel().startswith("training budget")
+    both = plot_converged_arms({"fast": _pair(), "full": _pair()}, losses=False)
+    left, right = both.axes
+    assert left.get_position().y0 == right.get_position().y0 and left.get_position().x0 < right.get_position().x0
+    assert [ax.get_title() for ax in both.axes] == ["fast: spread ratio by budget", "full: spread ratio by budget"]
 
 
 def test_a_pair_without_the_one_step_arm_is_refused():
