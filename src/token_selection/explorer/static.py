@@ -45,9 +45,10 @@ PANEL_CENTERS = tuple((1 - 2 * SPACING) / 6 * (2 * k + 1) + SPACING * k for k in
 """The x centre (share of the width) of each panel, where its title goes."""
 LINE_CHARACTERS = 95
 """The longest line of the numbers and the sentence under the sliders: wider lines run past the figure's right edge."""
-HEIGHT, PLOT_TOP, PLOT_BOTTOM = 830, 90, 420
+HEIGHT, PLOT_TOP, PLOT_BOTTOM = 740, 90, 330
 """Figure height and margins in px: the panels get the middle 320 px; above them the two-line panel titles clear
-plotly's toolbar (top right, shown on hover); legend, sliders and sentences sit below."""
+plotly's toolbar (top right, shown on hover); legend, sliders and the four lines of numbers and sentence sit below,
+the last line ending about 40 px above the figure's bottom edge (no blank band before the caption)."""
 
 
 def frame_name(delta: float, d: int, T: int) -> str:
@@ -144,7 +145,7 @@ def _layout(grid: dict, point: dict) -> dict:
     ]  # fmt: skip
     annotations.append(dict(text=_numbers(point, grid["config"]["settings"]["step_factor"]) + "<br>" + notice,
                             x=0.0, y=-0.7, xref="paper", yref="paper", xanchor="left", yanchor="top", align="left",
-                            showarrow=False, font=dict(size=12)))  # fmt: skip
+                            showarrow=False, font=dict(size=13)))  # fmt: skip
     if point["cos_final"] is None:
         annotations.append(dict(text="no max-margin direction", x=0.5, y=0.3, xref="x2 domain", yref="y2 domain",
                                 showarrow=False, font=dict(color="#8b0000")))  # fmt: skip

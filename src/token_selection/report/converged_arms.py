@@ -18,7 +18,7 @@ import pandas as pd
 from ..intervals import seed_interval
 from ..real_data.converged import convergence
 from ..theory.shape_effect import read_shape
-from .measures import Records, real_record, shape_verdict, std_ratio
+from .measures import Records, per_seed, real_record, shape_verdict, std_ratio, weaker
 
 CONVERGED = "diagnosis-converged_joint"
 """Joint training to the end of each budget, the last epoch kept: one point per budget and seed."""
@@ -143,6 +143,22 @@ def converged_shape(quantity: str) -> Callable[[Records], dict]:
         }
 
     return read
+
+
+def weaker_at_budget(records: Records) -> dict[str, Any]:
+    """``measures.weaker`` for the MLP trained to the end of its budget, its token reading set against the one-layer
+    model trained jointly to the end of the same budget (the converged-joint record: ``reference``, the seed interval
+    of its Spearman), not against the early-stopped one; the bin means' reading stays the early-stopped one-layer
+    model's (the converged record keeps no bin means). ValueError when that record has no run of the MLP's budget."""
+    mlp = records[real_record("mlp", "joint_converged")]
+    found = weaker("joint_converged")(records)
+    budget = str(int(per_seed(mlp, "epochs_run")[0]))
+    runs = records[CONVERGED]["joint"].get(budget)
+    if not runs:
+        raise ValueError(f"the converged-joint record has no budget of {budget} epochs, the MLP's; it has "
+                         f"{sorted(records[CONVERGED]['joint'], key=float)}")  # fmt: skip
+    reference = seed_interval([run["shapes"]["values"]["spearman"] for run in runs], bounds=(-1.0, 1.0))
+    return found | {"reference": [reference["low"], reference["high"]], "budget": int(budget)}
 
 
 ARM_WORDS = {"joint": "joint", "one_step": "one step"}

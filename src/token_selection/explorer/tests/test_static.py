@@ -218,7 +218,7 @@ def test_the_layout_of_a_point_its_ranges_titles_and_sentence(hand_grid):
     where = (numbers["x"], numbers["y"], numbers["xanchor"], numbers["yanchor"], numbers["align"])
     assert where == (0.0, -0.7, "left", "top", "left")
     assert (numbers["xref"], numbers["yref"]) == ("paper", "paper")  # placed on the figure, not in panel 1's data units
-    assert numbers["showarrow"] is False and numbers["font"] == {"size": 12} and len(layout["annotations"]) == 4
+    assert numbers["showarrow"] is False and numbers["font"] == {"size": 13} and len(layout["annotations"]) == 4
 
 
 def test_a_point_without_p_mm_says_so_in_panel_two(hand_grid):
@@ -269,7 +269,7 @@ def test_the_figure_axes_titles_and_size(hand_figure):
     assert layout.xaxis2.range == pytest.approx((0.0, 3.05))
     assert all(layout[f"{a}axis{k}"].automargin for a in "xy" for k in ("", "2", "3"))
     assert (
-        layout.height == HEIGHT == 830
+        layout.height == HEIGHT == 740
         and HEIGHT - PLOT_TOP - PLOT_BOTTOM == 320
         and (layout.margin.t, layout.margin.b) == (PLOT_TOP, PLOT_BOTTOM)
     )

@@ -71,7 +71,7 @@ def test_each_claim_reads_its_records():
         "imdb-one_layer-one_step_frozen",
     )
     assert BY_KEY["std_ratio_scores"].records == BY_KEY["std_ratio_values"].records == converged
-    assert BY_KEY["mlp_values"].records == ("imdb-mlp-joint_converged", "imdb-one_layer-joint")
+    assert BY_KEY["mlp_values"].records == ("imdb-mlp-joint_converged", "diagnosis-converged_joint", "imdb-one_layer-joint")
     assert BY_KEY["mlp_scores"].records == ("imdb-mlp-joint_converged",)  # the MLP trained until its p moves
     assert BY_KEY["key_query_values"].records == ("imdb-key_query-joint",)
     assert BY_KEY["yelp_stars"].records == ("yelp_stars-multiclass-joint",)

@@ -132,3 +132,20 @@ def test_convergence_words_count_each_arm():
     words = ca.convergence_words(value)
     assert "5 of 5 fitted" in words and "3 of 5 settled" in words and "2 of 5 moving" in words
     assert "0 of" not in words
+
+
+def test_the_mlp_is_set_against_the_one_layer_model_trained_to_the_same_budget():
+    joint, _ = _arms()
+    for k, rho in enumerate((0.8, 0.9)):
+        joint["joint"]["8"][k]["shapes"] = {"values": {"shape": "increasing", "spearman": rho}}
+    curve = {"shape": "increasing", "verdict": {"shape": "increasing", "spearman": 0.5, "spearman_ci": [0.4, 0.6]}}
+    mlp = {"per_seed": {"values.verdict.spearman": [0.5, 0.6], "epochs_run": [8, 8]}, "values": curve,
+           "seed_summary": {"values.verdict.spearman": {"value": 0.55, "low": 0.4, "high": 0.7, "n": 2}}}  # fmt: skip
+    early = {"per_seed": {"values.verdict.spearman": [0.95, 0.97]}, "values": curve}
+    records = {ca.CONVERGED: joint, real_record("mlp", "joint_converged"): mlp, real_record("one_layer"): early}
+    found = ca.weaker_at_budget(records)
+    assert found["budget"] == 8 and found["ours"] == [0.4, 0.7]
+    assert found["reference"][0] < 0.85 < found["reference"][1]  # the 8-epoch runs' 0.8 and 0.9, not 0.95 and 0.97
+    mlp["per_seed"]["epochs_run"] = [10, 10]
+    with pytest.raises(ValueError, match=r"no budget of 10 epochs, the MLP's; it has \['8', '40'\]"):
+        ca.weaker_at_budget(records)
