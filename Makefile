@@ -161,7 +161,7 @@ pdf: $(STAMP) $(MATHJAX) $(PLOTLYJS) browser
 records: $(STAMP)
 	$(PY) scripts/run_records.py --scale fast $(FULL_ARGS)
 	$(PY) scripts/run_studies.py --scale fast $(FULL_ARGS)
-	@if [ -z "$(FULL_ARGS)" ]; then TOKEN_SELECTION_SCALE=fast $(PY) -m token_selection.report.theory_claims; fi
+	@if [ -z "$(FULL_ARGS)" ]; then $(PY) -m token_selection.report.theory_claims --scale fast; fi
 
 # Every full-scale result the book shows, resumable (a record whose settings are current is skipped),
 # on the GPU when there is one: real-data experiments over their seeds, the diagnoses, the studies, the
@@ -172,7 +172,7 @@ JOBS ?= 1
 full: $(STAMP)
 	TOKEN_SELECTION_SCALE=full $(PY) scripts/run_records.py --scale full --jobs $(JOBS) $(FULL_ARGS)
 	TOKEN_SELECTION_SCALE=full $(PY) scripts/run_studies.py --scale full $(FULL_ARGS)
-	@if [ -z "$(FULL_ARGS)" ]; then TOKEN_SELECTION_SCALE=full $(PY) -m token_selection.report.theory_claims; \
+	@if [ -z "$(FULL_ARGS)" ]; then $(PY) -m token_selection.report.theory_claims --scale full; \
 	else echo "report-theory (full): rewritten by 'make full' from its current code"; fi
 
 # Mutation testing of every module of the package, each against its own unit tests (slow: hours on two cores;

@@ -145,7 +145,7 @@ def _layout(grid: dict, point: dict) -> dict:
     ]  # fmt: skip
     annotations.append(dict(text=_numbers(point, grid["config"]["settings"]["step_factor"]) + "<br>" + notice,
                             x=0.0, y=-0.7, xref="paper", yref="paper", xanchor="left", yanchor="top", align="left",
-                            showarrow=False, font=dict(size=13)))  # fmt: skip
+                            showarrow=False, font=dict(size=14)))  # fmt: skip
     if point["cos_final"] is None:
         annotations.append(dict(text="no max-margin direction", x=0.5, y=0.3, xref="x2 domain", yref="y2 domain",
                                 showarrow=False, font=dict(color="#8b0000")))  # fmt: skip

@@ -11,9 +11,7 @@ current.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +19,6 @@ from ..real_data.diagnoses import DIAGNOSES
 from ..real_data.pipeline import record_name, record_settings
 from ..real_data.settings import real_data_settings
 from ..results import SCALES, read_record
-from ..scale import SCALE_VARIABLE
 from ..studies.registry import STUDIES
 from . import theory_claims
 
@@ -47,29 +44,10 @@ def preset_of(dataset: str, scale: str):
     return real_data_settings(scale, "yelp_polarity" if dataset == "yelp_stars" else dataset)
 
 
-@contextmanager
-def _scale(scale: str) -> Iterator[None]:
-    """``$TOKEN_SELECTION_SCALE`` set to ``scale`` inside the block (the theory record's settings read it)."""
-    before = os.environ.get(SCALE_VARIABLE)
-    os.environ[SCALE_VARIABLE] = scale
-    try:
-        yield
-    finally:
-        if before is None:
-            os.environ.pop(SCALE_VARIABLE, None)
-        else:
-            os.environ[SCALE_VARIABLE] = before
-
-
-def _theory_settings(scale: str) -> dict[str, Any]:
-    with _scale(scale):
-        return theory_claims.record_settings()
-
-
 @dataclass(frozen=True)
 class Entry:
-    """One record the book reads: its name, scale, and the settings that make it current (a thunk: some read the
-    scale from the environment)."""
+    """One record the book reads: its name, scale, and the settings that make it current (a thunk: computed when
+    asked)."""
 
     name: str
     scale: str
@@ -90,7 +68,7 @@ def catalogue(scales: tuple[str, ...] = SCALES) -> list[Entry]:
             entries.append(Entry(name, scale, lambda d=diagnosis, s=scale: d.settings(s), make))
         for name, study in STUDIES.items():
             entries.append(Entry(name, scale, lambda st=study, s=scale: st.settings(s), make))
-        entries.append(Entry(theory_claims.RECORD, scale, lambda s=scale: _theory_settings(s),
+        entries.append(Entry(theory_claims.RECORD, scale, lambda s=scale: theory_claims.record_settings(s),
                              theory_claims.COMMAND.format(scale=scale)))  # fmt: skip
     return entries
 

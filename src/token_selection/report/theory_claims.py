@@ -1,6 +1,6 @@
 """Our numbers for the report's synthetic claims, written as the results record ``report-theory``.
 
-    TOKEN_SELECTION_SCALE=fast python -m token_selection.report.theory_claims   # or full
+    python -m token_selection.report.theory_claims --scale fast   # or full
 
 Everything is float64 and seeded, on the course's reference case (``ReferenceCase``) and
 its variants; the full scale only repeats the seed sweep over more seeds.
@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 from ..results import read_record, write_record
-from ..scale import by_scale, compute_scale
+from ..scale import compute_scale
 from ..studies.synthetic_variants import make_multiclass_synthetic
 from ..theory.importance import signed_frequency
 from ..theory.max_margin import solve_max_margin
@@ -27,7 +27,9 @@ from ..theory.thresholds import DIRECTION_COSINE, SELECTED_ATTENTION
 from ..theory.training import train_cls
 
 RECORD = "report-theory"
-COMMAND = "TOKEN_SELECTION_SCALE={scale} python -m token_selection.report.theory_claims"
+COMMAND = "python -m token_selection.report.theory_claims --scale {scale}"
+SWEEP_SEEDS = {"fast": 5, "full": 20}
+"""Seeds of the seed sweep at each scale (the one setting the scale changes)."""
 TRAINING = {"steps": 5000, "lr": 1.0, "method": "normalized"}
 """Training of p in every claim: normalised GD (it stops early once the gradient reaches float64 rounding)."""
 MULTICLASS = {"K": 4, "vocab_size": 60, "n": 400, "T": 8, "d": 512, "n_relevant": 5, "eta": 200.0}
@@ -100,11 +102,17 @@ def seed_sweep(d: int, seeds: int) -> dict:
     }
 
 
-def theory_metrics() -> dict:
-    """Every synthetic number of the report at the current scale."""
+def _seeds(scale: str) -> int:
+    if scale not in SWEEP_SEEDS:
+        raise ValueError(f"scale must be one of {sorted(SWEEP_SEEDS)}, got {scale!r}")
+    return SWEEP_SEEDS[scale]
+
+
+def theory_metrics(scale: str) -> dict:
+    """Every synthetic number of the report at ``scale`` ("fast" or "full")."""
     reference = ReferenceCase()
     several = ReferenceCase(delta=0.3)
-    seeds = by_scale(fast=5, full=20)
+    seeds = _seeds(scale)
     return {
         "one_step": one_step_alignment(reference),
         "one_step_several": one_step_alignment(several),
@@ -115,10 +123,10 @@ def theory_metrics() -> dict:
     }
 
 
-def protocol() -> str:
-    """The record's protocol in words."""
+def protocol(scale: str) -> str:
+    """The record's protocol in words, at ``scale``."""
     case = ReferenceCase()
-    seeds = by_scale(fast=5, full=20)
+    seeds = _seeds(scale)
     dimensions = " and ".join(map(str, SWEEP_DIMENSIONS))
     return (
         f"Synthetic reference case (ours): n={case.n} sequences, T={case.T}, V={case.vocab_size}, d={case.d}, "
@@ -131,8 +139,8 @@ def protocol() -> str:
     )
 
 
-def record_settings() -> dict:
-    """Every setting the record's numbers depend on (its hash tells a stale record)."""
+def record_settings(scale: str) -> dict:
+    """Every setting the record's numbers depend on at ``scale`` (its hash tells a stale record)."""
     return {
         "reference": asdict(ReferenceCase()),
         "training": TRAINING,
@@ -140,32 +148,36 @@ def record_settings() -> dict:
         "sweep_dimensions": list(SWEEP_DIMENSIONS),
         "selected_attention": SELECTED_ATTENTION,
         "direction_cosine": DIRECTION_COSINE,
-        "seeds": by_scale(fast=5, full=20),
+        "seeds": _seeds(scale),
     }
 
 
-def write_theory_record() -> Path:
-    """Compute ``theory_metrics`` and write the record ``report-theory`` at the current scale; its path."""
+def write_theory_record(scale: str) -> Path:
+    """Compute ``theory_metrics`` and write the record ``report-theory`` at ``scale``; its path."""
     start = time.perf_counter()
-    metrics = theory_metrics()
-    seeds = list(range(by_scale(fast=5, full=20)))
+    metrics = theory_metrics(scale)
+    seeds = list(range(_seeds(scale)))
     return write_record(
         RECORD,
-        compute_scale(),
-        protocol=protocol(),
-        settings=record_settings(),
+        scale,
+        protocol=protocol(scale),
+        settings=record_settings(scale),
         metrics=metrics,
         seeds=seeds,
         seconds=time.perf_counter() - start,
     )
 
 
-def main() -> str:
-    """Write the record at the current scale unless it is current (same settings); what was done, in words."""
-    if read_record(RECORD, compute_scale(), settings=record_settings()) is not None:
-        return f"{RECORD} ({compute_scale()}): record up to date, skipped"
-    return f"wrote {write_theory_record()}"
+def main(scale: str) -> str:
+    """Write the record at ``scale`` unless it is current (same settings); what was done, in words."""
+    if read_record(RECORD, scale, settings=record_settings(scale)) is not None:
+        return f"{RECORD} ({scale}): record up to date, skipped"
+    return f"wrote {write_theory_record(scale)}"
 
 
 if __name__ == "__main__":
-    print(main())
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Write the report's synthetic record at one scale.")
+    parser.add_argument("--scale", choices=sorted(SWEEP_SEEDS), default=None, help="default: $TOKEN_SELECTION_SCALE")
+    print(main(parser.parse_args().scale or compute_scale()))

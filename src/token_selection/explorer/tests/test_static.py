@@ -218,7 +218,7 @@ def test_the_layout_of_a_point_its_ranges_titles_and_sentence(hand_grid):
     where = (numbers["x"], numbers["y"], numbers["xanchor"], numbers["yanchor"], numbers["align"])
     assert where == (0.0, -0.7, "left", "top", "left")
     assert (numbers["xref"], numbers["yref"]) == ("paper", "paper")  # placed on the figure, not in panel 1's data units
-    assert numbers["showarrow"] is False and numbers["font"] == {"size": 13} and len(layout["annotations"]) == 4
+    assert numbers["showarrow"] is False and numbers["font"] == {"size": 14} and len(layout["annotations"]) == 4
 
 
 def test_a_point_without_p_mm_says_so_in_panel_two(hand_grid):

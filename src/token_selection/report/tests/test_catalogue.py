@@ -45,14 +45,15 @@ def test_states_of_a_record_written_under_one_setting_and_read_under_another(tmp
     assert cat.record_state(entry) == "stale"
 
 
-def test_theory_settings_follow_the_scale_asked_for_and_restore_the_environment(monkeypatch):
-    monkeypatch.setenv("TOKEN_SELECTION_SCALE", "fast")
-    assert cat._theory_settings("full")["seeds"] != cat._theory_settings("fast")["seeds"]
+def test_the_theory_entry_takes_its_scale_as_an_argument_and_never_touches_the_environment(monkeypatch):
     import os
 
+    monkeypatch.setenv("TOKEN_SELECTION_SCALE", "fast")
+    theory = {e.scale: e for e in cat.catalogue() if e.name == "report-theory"}
+    assert theory["full"].settings()["seeds"] != theory["fast"].settings()["seeds"]
     assert os.environ["TOKEN_SELECTION_SCALE"] == "fast"
     monkeypatch.delenv("TOKEN_SELECTION_SCALE")
-    cat._theory_settings("full")
+    theory["full"].settings()
     assert "TOKEN_SELECTION_SCALE" not in os.environ
 
 
@@ -68,7 +69,7 @@ def test_the_catalogue_built_in_a_test_names_each_record_its_scale_command_and_c
     assert [cat.record_state(e) for e in entries] == ["current"] * len(entries)
     for entry in entries:
         if entry.name == "report-theory":
-            assert entry.command == f"TOKEN_SELECTION_SCALE={entry.scale} python -m token_selection.report.theory_claims"
+            assert entry.command == f"python -m token_selection.report.theory_claims --scale {entry.scale}"
         else:
             assert entry.command == ("make full" if entry.scale == "full" else "make records"), entry
     assert cat.catalogue(("full",))[0].scale == "full" and {e.scale for e in cat.catalogue(("fast",))} == {"fast"}

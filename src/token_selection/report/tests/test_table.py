@@ -177,7 +177,7 @@ def test_a_record_written_before_a_metric_existed_is_named_with_the_command_that
 def test_the_theory_record_is_written_again_by_its_own_command(scale):
     from token_selection.report.table import rewrite_command
 
-    assert rewrite_command(THEORY, scale) == f"TOKEN_SELECTION_SCALE={scale} python -m token_selection.report.theory_claims"
+    assert rewrite_command(THEORY, scale) == f"python -m token_selection.report.theory_claims --scale {scale}"
     assert rewrite_command("diagnosis-converged_joint", scale) == (
         f"scripts/run_records.py --scale {scale} --only diagnosis-converged_joint --rerun"
     )

@@ -26,7 +26,7 @@ def records(tmp_path, monkeypatch):
 def test_produce_command_names_the_command_for_each_kind_of_record():
     theory = tb.produce_command("report-theory", "full")
     assert theory.startswith("No full-scale record 'report-theory' yet (token_selection/records/report-theory.full.json)")
-    assert theory.endswith("Produce it with: TOKEN_SELECTION_SCALE=full python -m token_selection.report.theory_claims")
+    assert theory.endswith("Produce it with: python -m token_selection.report.theory_claims --scale full")
     assert tb.produce_command("diagnosis-shape_budget", "full").endswith("Produce it with: make full")
     assert tb.produce_command("diagnosis-shape_budget", "fast").endswith("Produce it with: make records")
     real = tb.produce_command("imdb-one_layer-joint", "fast")

@@ -118,12 +118,12 @@ def test_seed_sweep_uses_the_thresholds_of_the_package(monkeypatch):
 
 @pytest.mark.parametrize(("scale", "seeds"), [("fast", 5), ("full", 20)])
 def test_theory_metrics_covers_every_claim_at_the_scales_seed_count(monkeypatch, scale, seeds):
-    monkeypatch.setenv("TOKEN_SELECTION_SCALE", scale)
+    monkeypatch.setenv("TOKEN_SELECTION_SCALE", "full" if scale == "fast" else "fast")  # not read
     monkeypatch.setattr(tc, "one_step_alignment", lambda case: ("one", case.delta))
     monkeypatch.setattr(tc, "selection_after_training", lambda case: ("sel", case.delta))
     monkeypatch.setattr(tc, "seed_sweep", lambda d, n: ("sweep", d, n))
     monkeypatch.setattr(tc, "multiclass_alignment", lambda: "multi")
-    assert tc.theory_metrics() == {
+    assert tc.theory_metrics(scale) == {
         "one_step": ("one", 0.0),
         "one_step_several": ("one", 0.3),
         "selection": ("sel", 0.0),
@@ -136,8 +136,7 @@ def test_theory_metrics_covers_every_claim_at_the_scales_seed_count(monkeypatch,
 
 @pytest.mark.parametrize(("scale", "last_seed"), [("fast", 4), ("full", 19)])
 def test_protocol_names_the_settings_the_numbers_come_from(monkeypatch, scale, last_seed):
-    monkeypatch.setenv("TOKEN_SELECTION_SCALE", scale)
-    text = tc.protocol()
+    text = tc.protocol(scale)
     for part in (
         "n=200 sequences, T=8, V=50, d=512",
         "eta=200",
@@ -154,8 +153,8 @@ def test_protocol_names_the_settings_the_numbers_come_from(monkeypatch, scale, l
 
 
 def test_record_settings_follow_every_setting_and_the_scale(monkeypatch):
-    monkeypatch.setenv("TOKEN_SELECTION_SCALE", "fast")
-    base = tc.record_settings()
+    monkeypatch.setenv("TOKEN_SELECTION_SCALE", "full")  # the scale is the argument: the environment is not read
+    base = tc.record_settings("fast")
     assert base["reference"]["d"] == 512 and base["training"] == tc.TRAINING and base["multiclass"] == tc.MULTICLASS
     assert base["sweep_dimensions"] == [512, 2048] and base["seeds"] == 5
     assert base["selected_attention"] == 0.99 and base["direction_cosine"] == 0.95
@@ -169,23 +168,23 @@ def test_record_settings_follow_every_setting_and_the_scale(monkeypatch):
     for name, value in changes.items():
         with monkeypatch.context() as patch:
             patch.setattr(tc, name, value)
-            assert tc.record_settings() != base, f"{name} left the record's settings unchanged"
-    monkeypatch.setenv("TOKEN_SELECTION_SCALE", "full")
-    assert tc.record_settings()["seeds"] == 20
+            assert tc.record_settings("fast") != base, f"{name} left the record's settings unchanged"
+    assert tc.record_settings("full")["seeds"] == 20
+    with pytest.raises(ValueError, match=r"scale must be one of \['fast', 'full'\], got 'medium'"):
+        tc.record_settings("medium")
 
 
 def test_main_writes_the_record_then_skips_it_until_a_setting_changes(monkeypatch, tmp_path):
     monkeypatch.setenv(RECORDS_VARIABLE, str(tmp_path))
-    monkeypatch.setenv("TOKEN_SELECTION_SCALE", "fast")
     calls = []
-    monkeypatch.setattr(tc, "theory_metrics", lambda: calls.append(1) or {"multiclass_corr": 0.5})
-    assert tc.main() == f"wrote {tmp_path / 'report-theory.fast.json'}"
-    record = read_record(tc.RECORD, "fast", settings=tc.record_settings())
+    monkeypatch.setattr(tc, "theory_metrics", lambda scale: calls.append(scale) or {"multiclass_corr": 0.5})
+    assert tc.main("fast") == f"wrote {tmp_path / 'report-theory.fast.json'}"
+    record = read_record(tc.RECORD, "fast", settings=tc.record_settings("fast"))
     assert record is not None and record["metrics"] == {"multiclass_corr": 0.5}
-    assert record["seeds"] == [0, 1, 2, 3, 4] and record["protocol"] == tc.protocol()
-    assert tc.main() == "report-theory (fast): record up to date, skipped" and len(calls) == 1
+    assert record["seeds"] == [0, 1, 2, 3, 4] and record["protocol"] == tc.protocol("fast")
+    assert tc.main("fast") == "report-theory (fast): record up to date, skipped" and calls == ["fast"]
     monkeypatch.setattr(tc, "DIRECTION_COSINE", 0.99)
-    assert tc.main().startswith("wrote ") and len(calls) == 2, "a record under other settings was taken as current"
+    assert tc.main("fast").startswith("wrote ") and len(calls) == 2, "a record under other settings was taken as current"
     stored = json.loads((tmp_path / "report-theory.fast.json").read_text())
     assert stored["settings"]["direction_cosine"] == 0.99 and stored["scale"] == "fast"
     assert not (tmp_path / "report-theory.full.json").exists()
@@ -228,9 +227,8 @@ def test_multiclass_alignment_is_seeded_and_draws_at_the_documented_scale(quick,
 
 def test_the_full_record_lists_twenty_seeds_and_its_own_time(monkeypatch, tmp_path):
     monkeypatch.setenv(RECORDS_VARIABLE, str(tmp_path))
-    monkeypatch.setenv("TOKEN_SELECTION_SCALE", "full")
-    monkeypatch.setattr(tc, "theory_metrics", lambda: {})
-    tc.write_theory_record()
+    monkeypatch.setattr(tc, "theory_metrics", lambda scale: {})
+    tc.write_theory_record("full")
     record = read_record(tc.RECORD, "full")
     assert record["seeds"] == list(range(20))
     assert 0 <= record["seconds"] < 60
