@@ -110,7 +110,8 @@ def show_shape(verdict: dict) -> str:
     if len(shapes) == 1:
         text = f"{readings[0]} ({first}; one seed)"
     else:
-        text = f"{count_words(labels)} of {len(readings)} seeds (seed 0: {first})"
+        read = "" if readings[0] == shapes[0] else f", read {readings[0]}"
+        text = f"{count_words(labels)} of {len(readings)} seeds (seed 0: {first}{read})"
     if verdict.get("bins") is not None:
         text += f"; on the 20 bins: {verdict['bins']['shape']} ({arms_words(verdict['bins'])})"
     if "selects" in verdict and not all(verdict["selects"]):

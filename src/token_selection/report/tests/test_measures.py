@@ -279,3 +279,12 @@ def test_the_one_step_on_reviews_is_read_at_the_largest_d_on_the_dataset_furthes
     assert found["dataset"] == "imdb" and claim.rule.judge(found)[0] == "partly"
     metrics["imdb"]["by_d"][1] = _one_step_row(2048, [0.5, 0.55, 0.6], [0.884, 0.884, 0.884])
     assert claim.rule.judge(measures.one_step_on_reviews({measures.ONE_STEP_DIRECT: metrics}))[0] == "not reproduced"
+
+
+def test_seed_0s_shape_says_how_it_reads_when_its_effect_is_too_small():
+    verdict = {"shape": "U-shaped", "spearman": 0.0, "left_spearman": -0.24, "right_spearman": 0.16,
+               "shapes": ["U-shaped"] * 3, "readings": ["flat", "U-shaped", "flat"], "effects": [0.16, 0.21, 0.18]}  # fmt: skip
+    shown = show_shape(verdict)
+    assert shown.startswith("2 flat, 1 U-shaped of 3 seeds (seed 0: U-shaped") and "effect 0.16, read flat)" in shown
+    same = verdict | {"readings": ["U-shaped"] * 3, "effects": [0.3] * 3}
+    assert "read " not in show_shape(same)  # a seed 0 that reads as tested says nothing more
