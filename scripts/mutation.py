@@ -109,7 +109,7 @@ MODULES: dict[str, list[str]] = {
     "real_data/figures.py": _tests("real_data", "test_figures", "test_figures_parts"),
     "real_data/exercises.py": _tests("real_data", "test_exercises", "test_exercise_cases"),
     "real_data/diagnoses.py": _tests("real_data", "test_diagnoses", "test_diagnoses_runs"),
-    "real_data/converged.py": _tests("real_data", "test_converged_joint", "test_converged_one_step"),
+    "real_data/converged.py": _tests("real_data", "test_converged_joint", "test_converged_one_step", "test_diagnoses_runs"),
     "real_data/vocabulary_match.py": _tests("real_data", "test_vocabulary_match", "test_vocabulary_match_parts"),
     # the explorer
     "explorer/config.py": _tests("explorer", "test_config", "test_config_boundaries"),

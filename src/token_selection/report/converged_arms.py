@@ -38,9 +38,8 @@ def converged_table(joint: dict[str, Any], one_step: dict[str, Any] | None = Non
     one point per seed in every budget.
     """
     rows = []
-    for arm, metrics in (("joint", joint), ("one_step", one_step)):
-        if metrics is None:
-            continue
+    arms = [(arm, metrics) for arm, metrics in (("joint", joint), ("one_step", one_step)) if metrics is not None]
+    for arm, metrics in arms:
         seeds = metrics.get("seeds")
         points = metrics.get(arm)
         if not isinstance(seeds, list) or not isinstance(points, dict) or not points:

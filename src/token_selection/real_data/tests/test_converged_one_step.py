@@ -123,3 +123,12 @@ def test_the_one_step_arm_takes_the_joint_arms_budgets_and_seeds(scale):
     assert step["epochs"] == joint["epochs"] == list(cv.BUDGETS[0 if scale == "fast" else 1])
     assert step["seeds"] == joint["seeds"] == preset_seeds("one_layer", scale)
     assert step["preset"] == joint["preset"]
+
+
+def test_the_one_step_runner_is_quiet_unless_asked(monkeypatch):
+    seen = []
+    monkeypatch.setattr(cv, "_run_budgets", lambda settings, mode, progress: seen.append((mode, progress)) or {})
+    settings = {"seeds": [1]}
+    assert cv.run_converged_one_step(settings) == {"seeds": [1], "one_step": {}}
+    cv.run_converged_one_step(settings, progress=True)
+    assert seen == [("one_step_converged", False), ("one_step_converged", True)]

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 import torch
 
+from token_selection.real_data import converged as cv
 from token_selection.real_data import diagnoses as dg
 from token_selection.real_data.encoding import EncodedSplit
 from token_selection.real_data.measurements import token_importance
@@ -64,21 +65,23 @@ def test_a_diagnosis_runs_with_its_settings_describes_its_grids_and_costs_by_sca
     }  # fmt: skip
 
 
-def test_a_diagnosis_run_goes_through_the_pipeline_with_the_data_and_progress(monkeypatch):
+@pytest.mark.parametrize("module", [dg, cv], ids=["diagnoses", "converged"])
+def test_a_diagnosis_run_goes_through_the_pipeline_with_the_data_and_progress(monkeypatch, module):
     calls = []
     monkeypatch.setattr(
-        dg,
+        module,
         "run_experiment",
         lambda kind, mode, s, *, data, progress, on_the_way: calls.append((kind, mode, s, data, progress, on_the_way)) or "RUN",
     )
     settings = real_data_settings("fast", d=8)
-    assert dg._run("mlp", "joint", settings, "DATA", True) == "RUN"
-    assert dg._run("one_layer", "joint_converged", settings, "DATA", False, [2, 4]) == "RUN"
+    assert module._run("mlp", "joint", settings, "DATA", True) == "RUN"
+    assert module._run("one_layer", "one_step_converged", settings, "DATA", False, [2, 4]) == "RUN"
     assert calls == [
         ("mlp", "joint", settings, "DATA", True, ()),
-        ("one_layer", "joint_converged", settings, "DATA", False, [2, 4]),
+        ("one_layer", "one_step_converged", settings, "DATA", False, [2, 4]),
     ]
-    assert dg._preset({"scale": "full", "dataset": "yelp_polarity", "d_grid": [3]}) == real_data_settings("full", "yelp_polarity")
+    preset = module._preset({"scale": "full", "dataset": "yelp_polarity", "d_grid": [3]})
+    assert preset == real_data_settings("full", "yelp_polarity")
 
 
 def _stand_in_run(test_accuracy: float, epochs_run: int = 3, best_epoch: int = 2, model=None):

@@ -156,3 +156,23 @@ def test_seed_reading_rows_number_seeds_from_zero_without_ids_and_refuse_a_wrong
     assert [r["read as"] for r in rows] == ["flat", "increasing"]  # 0.2: on the minimum, cleared; no control
     with pytest.raises(ValueError, match="3 seed ids for 2 readings"):
         ar.seed_reading_rows(_row_found(step, [], seeds=[0, 1, 2]))
+
+
+def test_the_control_its_bins_and_the_seed_ids_come_with_the_readings(records):
+    _arm("joint", 2, test_accuracy=[0.9, 0.9], **{k: v[:2] for k, v in SPREADS.items()})
+    _arm("one_step_frozen", 2, ids=[4, 7], test_accuracy=[0.8, 0.8], **{k: v[:2] for k, v in SPREADS.items()})
+    _arm("frozen_random", 2, ids=[4, 7], test_accuracy=[0.7, 0.7],
+         **{"scores.shape": ["U-shaped", "flat"], "scores.bin_shape": ["decreasing", "flat"]})  # fmt: skip
+    found = ar.arm_differences("toy", "full")
+    assert found["seed_ids"] == [4, 7]
+    assert [r.tested for r in found["control_readings"]] == ["U-shaped", "flat"]
+    assert found["control_bins"] == ["decreasing", "flat"]
+    table = ar.spread_table(found)
+    assert table.loc["Eₛ·v", "stopped early"] == "1.00 [1.00, 1.00] (2 seeds)"  # ratios of 1, two decimals
+
+
+def test_one_step_readings_need_both_records(records):
+    _arm("one_step_frozen", 1, test_accuracy=[0.8])
+    assert ar.one_step_readings("toy", "full") is None, "the control is missing"
+    _arm("frozen_random", 1, dataset="other", test_accuracy=[0.7])
+    assert ar.one_step_readings("other", "full") is None, "the one-step record is missing"

@@ -122,7 +122,7 @@ def test_bad_metrics_are_refused_by_name():
     one_step["one_step"]["8"][0]["values"]["raw"] = 0.0
     with pytest.raises(ValueError, match="a one-step spread of values_raw is not positive"):
         ca.ratios(ca.converged_table(joint, one_step), "values", "raw")
-    with pytest.raises(ValueError, match="no \\(budget, seed\\) was run by both arms"):
+    with pytest.raises(ValueError, match="^no \\(budget, seed\\) was run by both arms$"):
         ca.ratios(ca.converged_table(joint), "values", "raw")
 
 
@@ -149,3 +149,59 @@ def test_the_mlp_is_set_against_the_one_layer_model_trained_to_the_same_budget()
     mlp["per_seed"]["epochs_run"] = [10, 10]
     with pytest.raises(ValueError, match=r"no budget of 10 epochs, the MLP's; it has \['8', '40'\]"):
         ca.weaker_at_budget(records)
+
+
+def test_the_table_keeps_accuracy_and_p_in_a_clean_index():
+    table = ca.converged_table(*_arms())
+    assert list(table.index) == list(range(len(table)))
+    assert set(table["test_accuracy"]) == {0.8} and set(table["p_norm"]) == {1.0}
+    with pytest.raises(ValueError, match="the joint arm's metrics need"):
+        ca.converged_table({"seeds": [0], "joint": {}})  # no budget at all
+
+
+def test_a_budget_run_by_one_arm_only_is_not_converged():
+    joint, one_step = _arms()
+    joint["joint"]["8"][0]["train_loss"] = FITTED
+    one_step["one_step"]["40"][1]["train_loss"] = SETTLED
+    del one_step["one_step"]["8"]  # 8 epochs: the joint arm alone
+    assert ca.converged_budget(ca.converged_table(joint, one_step)) == 40
+    del one_step["one_step"]["40"]
+    one_step["one_step"]["16"] = [_point(1.0, 1.0, SETTLED)] * 2
+    assert ca.converged_budget(ca.converged_table(joint, one_step)) is None  # no budget both arms ran
+
+
+def test_the_shape_reads_the_longest_budget_when_the_joint_arm_never_converged():
+    joint, _ = _arms()
+    joint["joint"]["40"][0]["train_loss"] = MOVING
+    joint["joint"]["8"][0]["train_loss"] = MOVING
+    joint["joint"]["40"][1]["shapes"] = {"values": {"shape": "U-shaped", "spearman": 0.0, "left_spearman": -0.5,
+                                                    "right_spearman": 0.4}}  # fmt: skip
+    curve = {"shape": "increasing", "verdict": {"shape": "increasing", "spearman": 0.8, "spearman_ci": [0.7, 0.9]}}
+    found = ca.converged_shape("values")({ca.CONVERGED: joint, real_record("one_layer"): {"values": curve}})
+    assert (found["budget"], found["converged"]) == (40, False)
+    assert found["shape"] == "increasing" and found["spearman"] == 0.8  # seed 0's verdict (seed 3)
+    assert found["shapes"] == ["increasing", "U-shaped"] and found["effects"] == [0.8, 0.4]
+    assert found["counts"]["joint"] == {"fitted": 1, "settled": 0, "moving": 1, "n": 2}
+
+
+def test_ratio_intervals_and_the_reference_stay_within_their_bounds():
+    joint, one_step = _arms()
+    joint["joint"]["40"][0]["values"]["raw"] = 0.1  # ratios 0.1 and 3.0 over two seeds: a t-interval dips below 0
+    low = ca.ratio_intervals(ca.converged_table(joint, one_step), "values", "raw")[40]["low"]
+    assert low == 0.0
+    for k, rho in enumerate((0.99, 0.2)):
+        joint["joint"]["8"][k]["shapes"] = {"values": {"shape": "increasing", "spearman": rho}}
+    curve = {"shape": "increasing", "verdict": {"shape": "increasing", "spearman": 0.5, "spearman_ci": [0.4, 0.6]}}
+    mlp = {"per_seed": {"values.verdict.spearman": [0.5], "epochs_run": [8]}, "values": curve}
+    records = {ca.CONVERGED: joint, real_record("mlp", "joint_converged"): mlp, real_record("one_layer"): {"values": curve}}
+    high = ca.weaker_at_budget(records)["reference"][1]
+    assert high == 1.0  # a Spearman's interval ends at 1 at most
+    for k, rho in enumerate((-0.99, -0.2)):
+        joint["joint"]["8"][k]["shapes"] = {"values": {"shape": "decreasing", "spearman": rho}}
+    assert ca.weaker_at_budget(records)["reference"][0] == -1.0
+
+
+def test_convergence_words_join_counts_by_commas_and_arms_by_semicolons():
+    value = {"counts": {"joint": {"fitted": 4, "settled": 1, "moving": 0, "n": 5},
+                        "one_step": {"fitted": 0, "settled": 5, "moving": 0, "n": 5}}}  # fmt: skip
+    assert ca.convergence_words(value) == "joint: 4 of 5 fitted, 1 of 5 settled; one step: 5 of 5 settled"
