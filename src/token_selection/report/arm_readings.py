@@ -17,6 +17,7 @@ import pandas as pd
 from ..intervals import seed_interval, show_interval
 from ..results import read_record
 from ..theory.shape_effect import ShapeReading
+from .binned import binned_from_record, scale_free_spread
 from .converged_arms import CONVERGED, CONVERGED_ONE_STEP, converged_std_ratio
 from .measures import accuracy as accuracy_interval
 from .measures import per_seed, real_record, std_ratio
@@ -53,7 +54,8 @@ def arm_differences(dataset: str, scale: str = "full") -> dict[str, Any] | None:
     """The one-layer arms of ``dataset`` at ``scale``; None when one of their records is missing.
 
     Returns ``ratios`` (quantity -> seed interval of the joint over the one-step per-bin std, both early-stopped,
-    paired by seed: ``measures.std_ratio``); on IMDB ``converged`` (quantity -> both arms trained to the end of the
+    paired by seed: ``measures.std_ratio``); ``scale_free_early`` (quantity -> the same ratio scale-free, from seed 0's
+    curves: ``early_scale_free``); on IMDB ``converged`` (quantity -> both arms trained to the end of the
     same budget: ``converged_arms.converged_std_ratio``; absent where its records are); ``step_readings``,
     ``control_readings``, ``step_bins``, ``control_bins`` (``one_step_readings``); ``accuracy`` (mode -> seed
     interval of test accuracy widened by the test set's sampling error, as the report gives it:
@@ -78,8 +80,10 @@ def arm_differences(dataset: str, scale: str = "full") -> dict[str, Any] | None:
     if dataset == "imdb" and None not in converged.values():  # the converged arms train on IMDB
         with_converged = metrics | {name: record["metrics"] for name, record in converged.items()}
         found["converged"] = {q: converged_std_ratio(q)(with_converged) for q in QUANTITY_NAMES}
+    joint_curves, step_curves = (metrics[names[m]] for m in ("joint", "one_step_frozen"))
     return found | {
         "ratios": {q: std_ratio(q, dataset)(metrics) for q in QUANTITY_NAMES},
+        "scale_free_early": {q: early_scale_free(joint_curves[q], step_curves[q]) for q in QUANTITY_NAMES},
         "step_readings": shapes["step"],
         "control_readings": shapes["control"],
         "step_bins": shapes["step_bins"],
@@ -90,6 +94,12 @@ def arm_differences(dataset: str, scale: str = "full") -> dict[str, Any] | None:
         "seeds": len(per_seed(metrics[names["joint"]], "test_accuracy")),
         "seed_ids": list(records["one_step_frozen"].get("seeds") or range(len(shapes["step"]))),
     }
+
+
+def early_scale_free(joint: dict[str, Any], one_step: dict[str, Any]) -> float:
+    """The scale-free spread ratio, joint over one step, of two early-stopped records' curves of one quantity (seed
+    0's, the bins the records keep: ``binned.scale_free_spread``)."""
+    return scale_free_spread(binned_from_record(joint)) / scale_free_spread(binned_from_record(one_step))
 
 
 def u_counts(readings: list[ShapeReading]) -> dict[str, int]:
@@ -103,10 +113,14 @@ def u_counts(readings: list[ShapeReading]) -> dict[str, int]:
 
 
 def spread_table(found: dict[str, Any]) -> pd.DataFrame:
-    """Per quantity: the early-stopped ratio; with ``converged``, the raw and the scale-free ratio of both arms trained
-    to the end of the same budget (the budget named in the column); the rebuttal's factor."""
+    """Per quantity: the early-stopped ratio, raw (seed interval) and scale-free (seed 0); with ``converged``, the raw
+    and the scale-free ratio of both arms trained to the end of the same budget (the budget named in the column); the
+    rebuttal's factor."""
     paper = {"values": ONE_STEP_STD_RATIO_VALUES, "scores": ONE_STEP_STD_RATIO_SCORES}
-    columns: dict[str, list[str]] = {"stopped early": [show_interval(found["ratios"][q], "{:.2f}") for q in QUANTITY_NAMES]}
+    columns: dict[str, list[str]] = {
+        "stopped early": [show_interval(found["ratios"][q], "{:.2f}") for q in QUANTITY_NAMES],
+        "scale-free, stopped early (seed 0)": [f"{found['scale_free_early'][q]:.2f}" for q in QUANTITY_NAMES],
+    }
     converged = found.get("converged")
     if converged is not None:
         budget = converged["values"]["budget"]

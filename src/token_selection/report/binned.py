@@ -102,3 +102,12 @@ def relative_spread(binned: BinnedStats) -> float:
     """Mean per-bin std over the count-weighted std of the bin means: the spread of a curve relative to its signal."""
     between = float(np.sqrt(np.cov(binned.mean, aweights=binned.count)))
     return mean_within_bin_std(binned) / max(between, np.finfo(np.float64).tiny)
+
+
+def scale_free_spread(binned: BinnedStats) -> float:
+    """Mean per-bin std over the std of the curve's tokens, the scale-free reading of chapter 13: the tokens' std is
+    recovered from the bins by the law of total variance (count-weighted within-bin variance plus the variance of
+    the bin means; a population std, as the bins' own)."""
+    centre = np.average(binned.mean, weights=binned.count)
+    overall = float(np.sqrt(np.average(binned.std**2 + (binned.mean - centre) ** 2, weights=binned.count)))
+    return mean_within_bin_std(binned) / max(overall, np.finfo(np.float64).tiny)

@@ -22,7 +22,11 @@ def records(tmp_path, monkeypatch):
 
 def _scores(shape="flat"):
     verdict = {"shape": shape, "spearman": 0.0, "left_spearman": math.nan, "right_spearman": math.nan}
-    return {"mean_bin_std": 1.0, "shape": shape, "verdict": verdict}
+    return {"mean_bin_std": 1.0, "shape": shape, "verdict": verdict, **BINS}
+
+
+BINS = {"bin_centres": [-0.5, 0.0, 0.5], "bin_mean": [-1.0, 0.0, 1.0], "bin_std": [1.0, 1.0, 1.0], "bin_count": [10, 20, 10]}
+"""Three bins: within-bin std 1, bin means -1, 0, 1 (variance 0.5 by count): tokens' std sqrt(1.5)."""
 
 
 N_TEST = 2_000
@@ -37,7 +41,7 @@ def _arm(mode, seeds, ids=None, dataset="toy", **per_seed):
     summary = {"test_accuracy": seed_interval(per_seed["test_accuracy"])}
     write_record(f"{dataset}-one_layer-{mode}", "full", protocol="toy", settings={"mode": mode},
                  metrics={"per_seed": per_seed, "test_accuracy": per_seed["test_accuracy"][0], "n_test": N_TEST,
-                          "seed_summary": summary, "scores": _scores(shapes[0])}, seeds=ids)  # fmt: skip
+                          "seed_summary": summary, "scores": _scores(shapes[0]), "values": dict(BINS)}, seeds=ids)  # fmt: skip
 
 
 SPREADS = {"values.mean_bin_std": [1.0] * 3, "scores.mean_bin_std": [1.0] * 3}
@@ -105,10 +109,17 @@ def test_imdb_reads_both_converged_arms_and_the_spread_table_shows_raw_and_scale
     assert imdb["converged"]["values"]["value"] == pytest.approx(2.5) and imdb["converged"]["values"]["budget"] == 40
     assert "converged" not in ar.arm_differences("toy", "full"), "the converged arms train on IMDB alone"
     table = ar.spread_table(imdb)
-    assert list(table.columns) == ["stopped early", "raw, 40 epochs", "scale-free, 40 epochs", "reported"]
+    assert list(table.columns) == [
+        "stopped early",
+        "scale-free, stopped early (seed 0)",
+        "raw, 40 epochs",
+        "scale-free, 40 epochs",
+        "reported",
+    ]
     assert table.loc["Eₛ·v", "raw, 40 epochs"].startswith("2.50") and table.loc["Eₛ·p", "reported"] == "about 6"
     assert table.loc["Eₛ·v", "scale-free, 40 epochs"].startswith("1.00")  # 0.5 / 0.5
-    assert list(ar.spread_table(ar.arm_differences("toy", "full")).columns) == ["stopped early", "reported"]
+    toy_columns = list(ar.spread_table(ar.arm_differences("toy", "full")).columns)
+    assert toy_columns == ["stopped early", "scale-free, stopped early (seed 0)", "reported"]
 
 
 def test_arm_differences_need_all_three_arms_and_read_the_full_scale_by_default(records):
@@ -176,3 +187,10 @@ def test_one_step_readings_need_both_records(records):
     assert ar.one_step_readings("toy", "full") is None, "the control is missing"
     _arm("frozen_random", 1, dataset="other", test_accuracy=[0.7])
     assert ar.one_step_readings("other", "full") is None, "the one-step record is missing"
+
+
+def test_the_scale_free_ratio_of_the_early_stopped_arms_is_read_from_the_bins():
+    flat = {**BINS, "bin_mean": [0.0, 0.0, 0.0]}  # no signal: every token's spread is within its bin
+    assert ar.early_scale_free(BINS, flat) == pytest.approx(1.0 / 1.5**0.5)
+    assert ar.early_scale_free(flat, BINS) == pytest.approx(1.5**0.5)
+    assert ar.early_scale_free(BINS, BINS) == pytest.approx(1.0)

@@ -6,6 +6,7 @@ from token_selection.report.binned import (
     compare_spread,
     mean_within_bin_std,
     relative_spread,
+    scale_free_spread,
 )
 from token_selection.theory.importance import bin_by_importance
 
@@ -41,3 +42,14 @@ def test_record_curves_give_the_same_spreads():
     assert mean_within_bin_std(curves[1]) / mean_within_bin_std(curves[0]) == pytest.approx(spread.ratio)
     assert relative_spread(curves[0]) == pytest.approx(spread.relative_a)
     assert relative_spread(curves[1]) == pytest.approx(spread.relative_b)
+
+
+def test_the_scale_free_spread_recovers_the_tokens_std_from_the_bins():
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-1, 1, 4000)
+    y = rng.normal(size=4000) + 2 * x + 0.5 * (x > 0.7)  # uneven bins
+    binned = bin_by_importance(x, y, bins=20)
+    within = np.average(binned.std, weights=binned.count)
+    assert scale_free_spread(binned) == pytest.approx(within / y.std(), rel=1e-12)  # population std of the tokens
+    flat = bin_by_importance(x, rng.normal(size=4000), bins=20)
+    assert scale_free_spread(binned) < scale_free_spread(flat) < 1  # signal between the bins lowers the reading
