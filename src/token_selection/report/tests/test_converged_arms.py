@@ -92,6 +92,7 @@ def test_the_std_ratio_reads_the_longest_budget_when_none_converged_and_says_so(
     assert found["value"] == pytest.approx(5.5) and found["n"] == 2  # (8 + 3) / 2
     assert found["by_budget"] == {8: pytest.approx(1.75), 40: pytest.approx(5.5)}
     assert found["scale_free"]["value"] == pytest.approx(0.5)
+    assert found["scale_free_by_budget"] == {8: pytest.approx(0.5), 40: pytest.approx(0.5)}
     assert found["counts"]["one_step"]["moving"] == 1
     assert found["early_stopped"]["value"] == pytest.approx(0.375)  # (1/2 + 1/4) / 2
 
@@ -205,3 +206,14 @@ def test_convergence_words_join_counts_by_commas_and_arms_by_semicolons():
     value = {"counts": {"joint": {"fitted": 4, "settled": 1, "moving": 0, "n": 5},
                         "one_step": {"fitted": 0, "settled": 5, "moving": 0, "n": 5}}}  # fmt: skip
     assert ca.convergence_words(value) == "joint: 4 of 5 fitted, 1 of 5 settled; one step: 5 of 5 settled"
+
+
+def test_the_shape_reads_the_joint_arms_converged_budget_not_the_longest():
+    joint, _ = _arms()
+    joint["joint"]["8"][0]["train_loss"] = FITTED  # 8 epochs: both seeds fitted
+    joint["joint"]["40"][1]["train_loss"] = MOVING  # 40 epochs: one seed still moving
+    for run in joint["joint"]["8"]:
+        run["shapes"] = {"values": {"shape": "flat", "spearman": 0.05}}
+    curve = {"shape": "increasing", "verdict": {"shape": "increasing", "spearman": 0.8, "spearman_ci": [0.7, 0.9]}}
+    found = ca.converged_shape("values")({ca.CONVERGED: joint, real_record("one_layer"): {"values": curve}})
+    assert (found["budget"], found["converged"], found["shape"]) == (8, True, "flat")
