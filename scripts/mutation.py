@@ -83,7 +83,7 @@ MODULES: dict[str, list[str]] = {
     "theory/geometry_plots.py": _tests("theory", "test_geometry_plots"),
     "theory/step_frames.py": _tests("theory", "test_step_frames"),
     "theory/token_plane.py": _tests("theory", "test_token_plane"),
-    "theory/exercise_cases.py": _tests("theory", "test_exercises"),
+    "theory/exercise_cases.py": _tests("theory", "test_exercises", "test_exercise_cases"),
     "theory/selection_frames.py": _tests("theory", "test_selection_frames"),
     "theory/attention_strips.py": _tests("theory", "test_attention_strips"),
     "theory/turn_angle.py": _tests("theory", "test_turn_angle"),

@@ -129,7 +129,7 @@ def autograd_grad_E(E: torch.Tensor, p: torch.Tensor, v: torch.Tensor, X: torch.
 
 def _gradient_cases() -> Cases:
     cases = []
-    for seed, (V, d, n, T) in enumerate([(7, 4, 5, 6), (40, 16, 30, 9)]):  # the second leaves tokens unseen
+    for seed, (V, d, n, T) in enumerate([(7, 4, 5, 6), (40, 16, 9, 4)]):  # the second leaves tokens unseen
         gen = torch.Generator().manual_seed(seed)
         E, p, v = _normal(gen, V, d), _normal(gen, d), _normal(gen, d)
         X = torch.randint(0, V, (n, T), generator=gen)

@@ -58,6 +58,17 @@ def test_other_case_and_taus():
     frames = step_frames(case, np.array([0.5, 2.0]))
     assert frames.values.shape == (2, 20)
     assert frames.correlation[1] > frames.correlation[0]
+    # computed here, not read from a cache: every field follows this case and its seed
+    data = case.data()
+    model = ts.CLSAttention(case.vocab_size, case.d, seed=case.seed, dtype=torch.float64)
+    v = model.v.detach()
+    assert np.array_equal(frames.alpha, ts.signed_frequency(data.X, data.y, case.vocab_size).numpy())
+    assert np.array_equal(frames.token_class, data.token_class.numpy())
+    assert np.allclose(frames.initial, (model.E.detach() @ v).numpy(), rtol=0, atol=0)
+    assert frames.v_norm2 == pytest.approx(float(v @ v))
+    assert frames.noise_sd == pytest.approx(np.sqrt(float(v @ v) / case.d))
+    other = step_frames(ReferenceCase(n=60, T=6, vocab_size=20, d=64, seed=4), np.array([0.5, 2.0]))
+    assert not np.allclose(other.initial, frames.initial)
 
 
 @pytest.mark.parametrize("taus", [np.array([]), np.array([0.0, 1.0]), np.array([-1.0]), np.array([np.inf]), np.ones((2, 2))])
@@ -87,6 +98,8 @@ def test_fluctuation_shape_and_errors():
     assert correlation_fluctuation(10.0, 100) < 1e-3
     with pytest.raises(ValueError, match="vocab_size"):
         correlation_fluctuation(1.0, 1)
+    assert correlation_fluctuation(0.0, 2) == pytest.approx(np.sqrt(0.5))  # two tokens: the smallest vocabulary
+    assert isinstance(correlation_fluctuation(0.5, 10), float)
 
 
 def test_law_for_this_draw_is_exact_for_the_leading_order_step(frames):
