@@ -95,3 +95,49 @@ def test_inputs_are_checked(trained):
     with pytest.raises(ValueError, match="vector"):
         frame_coordinates(E, torch.ones(2, E.shape[1]), p_mm)
     plt.close(fig)
+
+
+def _lines(ax):
+    return {tuple(np.round(line.get_xdata(), 6)) + tuple(np.round(line.get_ydata(), 6)): line for line in ax.get_lines()}
+
+
+def test_the_compass_draws_the_unit_circle_the_mm_axis_and_p_in_its_styles(trained):
+    data, E, v, p_mm, frames = trained
+    fig, axes = plt.subplots(1, len(frames))
+    plot_selection_frames(axes, E, v, p_mm, frames, data.token_class, {"great": 0})
+    inset = axes[-1].child_axes[0]
+    assert tuple(inset.get_xlim()) == (-1.15, 1.15) and tuple(inset.get_ylim()) == (-1.15, 1.15)
+    assert inset.get_aspect() == 1.0 and list(inset.get_xticks()) == [] and list(inset.get_yticks()) == []
+    circle, axis = inset.get_lines()
+    assert len(circle.get_xdata()) == 100 and np.allclose(np.hypot(circle.get_xdata(), circle.get_ydata()), 1.0)
+    assert circle.get_color() == "lightgray" and circle.get_linewidth() == 0.8
+    assert list(axis.get_xdata()) == [0, 0] and list(axis.get_ydata()) == [0, 1]
+    assert axis.get_linestyle() == ":" and axis.get_color() == "black" and axis.get_linewidth() == 1
+    names = {t.get_text(): t for t in inset.texts if t.get_text()}
+    assert tuple(names[r"$\hat p_{\mathrm{mm}}$"].xy) == (0, 1) and tuple(names[r"$\hat v$"].xy) == (1, 0)
+    assert tuple(names[r"$\hat p_{\mathrm{mm}}$"].get_position()) == (3, -8)
+    assert tuple(names[r"$\hat v$"].get_position()) == (-10, 3)
+    assert all(t.get_fontsize() == 7 and t.get_anncoords() == "offset points" for t in names.values())
+    (arrow,) = [t for t in inset.texts if t.arrow_patch is not None]
+    assert np.allclose(arrow.xy, direction_in_plane(frames[-1].p, v, p_mm)) and tuple(arrow.xyann) == (0, 0)
+    assert arrow.arrow_patch.get_linewidth() == 1.5 and arrow.arrow_patch.get_edgecolor()[:3] == (0.0, 0.0, 0.0)
+    plt.close(fig)
+
+
+def test_every_panel_shares_its_limits_axes_and_labels(trained):
+    data, E, v, p_mm, frames = trained
+    fig, axes = plt.subplots(1, len(frames))
+    drawn = plot_selection_frames(axes, E, v, p_mm, frames, data.token_class, {"great": 0})
+    limit = frame_coordinates(E, v, p_mm)
+    y_all = np.concatenate([limit[:, 1]] + [xy[:, 1] for xy in drawn])
+    pad = 0.08 * (y_all.max() - y_all.min() + 1e-12)
+    for ax in axes:
+        assert ax.get_ylim() == pytest.approx((y_all.min() - pad, y_all.max() + 2 * pad))
+        assert ax.get_xlabel() == r"value $E_s\cdot\hat v$" and ax.get_ylabel() == r"score $E_s\cdot p/\|p\|$"
+        flat = [line for line in ax.get_lines() if line.get_color() == "gray"]
+        assert len(flat) == 2 and all(line.get_linewidth() == 0.5 for line in flat)  # the two axes through 0
+        sizes = {float(s) for c in ax.collections for s in c.get_sizes()}
+        assert sizes == {16.0}
+    # the first frame (p = 0) is far from the limit: every token gets its hollow end marker
+    assert sum(len(c.get_offsets()) for c in axes[0].collections) >= 2 * len(limit)
+    plt.close(fig)
