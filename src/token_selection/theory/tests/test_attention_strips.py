@@ -65,3 +65,38 @@ def test_strips_check_their_inputs():
     with pytest.raises(ValueError, match="weights in"):
         plot_attention_strips(ax, [["a", "b"]], [np.array([1.5, -0.5])])
     plt.close(fig)
+
+
+def test_each_cell_sits_at_its_position_and_row_with_its_shade_and_text_style():
+    import matplotlib.colors as mcolors
+
+    fig, ax = plt.subplots()
+    words = [["a", "b", "c"], ["d"]]
+    weights = [np.array([0.2, DARK_CELL, 0.61]), np.array([1.0])]
+    plot_attention_strips(ax, words, weights)
+    cells = ax.patches
+    assert [(c.get_x(), c.get_y(), c.get_width(), c.get_height()) for c in cells] == [
+        (0, -1, 1, 1), (1, -1, 1, 1), (2, -1, 1, 1), (0, -2, 1, 1)
+    ]  # fmt: skip
+    cmap = plt.get_cmap("Oranges")
+    assert [c.get_facecolor() for c in cells] == [cmap(w) for w in (0.2, DARK_CELL, 0.61, 1.0)]
+    assert all(c.get_edgecolor() == mcolors.to_rgba("white") and c.get_linewidth() == 2 for c in cells)
+    texts = ax.texts
+    assert [t.get_position() for t in texts] == [(0.5, -0.5), (1.5, -0.5), (2.5, -0.5), (0.5, -1.5)]
+    assert [t.get_color() for t in texts] == ["black", "black", "white", "white"]  # white only above DARK_CELL
+    assert all(t.get_ha() == "center" and t.get_va() == "center" and t.get_fontsize() == 9 for t in texts)
+    assert ax.get_xlim() == (0, 3) and ax.get_ylim() == (-2, 0)  # the longest sentence, every row
+    assert list(ax.get_xticks()) == [0.5, 1.5, 2.5] and [t.get_text() for t in ax.get_xticklabels()] == ["1", "2", "3"]
+    assert list(ax.get_yticks()) == [-0.5, -1.5] and [t.get_text() for t in ax.get_yticklabels()] == ["", ""]
+    assert not any(side.get_visible() for side in ax.spines.values())
+    assert all(tick.tick1line.get_markersize() == 0 for tick in ax.xaxis.get_major_ticks())
+    plt.close(fig)
+
+
+def test_strip_weights_on_the_bounds_are_allowed():
+    fig, ax = plt.subplots()
+    plot_attention_strips(ax, [["a", "b"]], [np.array([0.0, 1.0])])
+    assert len(ax.patches) == 2
+    with pytest.raises(ValueError, match="one weight array per sentence"):
+        plot_attention_strips(ax, [], [])
+    plt.close(fig)
