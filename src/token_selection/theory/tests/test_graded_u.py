@@ -59,3 +59,40 @@ def test_plot_joins_each_arm_in_order(graded):
         assert (np.diff(np.abs(line.get_xdata())) >= 0).all()
     assert "alpha" in ax.get_xlabel() and "score" in ax.get_ylabel()
     plt.close(fig)
+
+
+def test_an_arm_orders_by_size_and_keeps_ties_in_order():
+    result = GradedScores(np.array([0.3, 0.1, 0.3, -0.2, 0.05]), np.array([3.0, 1.0, 3.5, 2.0, 0.5]),
+                          np.array([1, 1, 1, -1, 0]), steps=1)  # fmt: skip
+    size, score = result.arm(1)
+    assert size.tolist() == [0.1, 0.3, 0.3] and score.tolist() == [1.0, 3.0, 3.5]  # the tie keeps its order
+    size, score = result.arm(-1)
+    assert size.tolist() == [0.2] and score.tolist() == [2.0]
+
+
+def test_the_plot_draws_both_arms_in_their_class_colours_and_the_zero_line():
+    from token_selection.theory.plots import CLASS_COLORS
+
+    result = GradedScores(np.array([0.3, 0.1, -0.2, -0.4, 0.0]), np.array([3.0, 1.0, 2.0, 4.0, 0.5]),
+                          np.array([1, 1, -1, -1, 0]), steps=1)  # fmt: skip
+    fig, ax = plt.subplots()
+    plot_graded_u(ax, result)
+    arms = [line for line in ax.get_lines() if len(line.get_xdata()) == 2 and list(line.get_xdata()) != [0, 0]]
+    positive, negative = arms
+    assert positive.get_xdata().tolist() == [0.1, 0.3] and positive.get_ydata().tolist() == [1.0, 3.0]
+    assert negative.get_xdata().tolist() == [-0.2, -0.4] and negative.get_ydata().tolist() == [2.0, 4.0]
+    assert positive.get_color() == CLASS_COLORS[1] and negative.get_color() == CLASS_COLORS[-1]
+    assert all(line.get_linewidth() == 1 and line.get_alpha() == 0.6 for line in arms)
+    (zero,) = [line for line in ax.get_lines() if list(line.get_xdata()) == [0, 0]]
+    assert zero.get_color() == "gray" and zero.get_linewidth() == 0.5
+    assert ax.get_xlabel() == r"signed frequency $\alpha_s$ (importance)"
+    assert ax.get_ylabel() == r"trained score $E_s\cdot p/\|p\|$"
+    plt.close(fig)
+
+
+def test_graded_scores_follow_the_normalised_steps_and_the_learning_rate():
+    few = graded_scores(REFERENCE_CASE, steps=3, lr=0.5)
+    assert few.steps == 3 and few.alpha.dtype == np.float64 and few.scores.dtype == np.float64
+    assert np.isfinite(few.scores).all()
+    other = graded_scores(REFERENCE_CASE, steps=3, lr=1.0)
+    assert not np.allclose(few.scores, other.scores)  # the learning rate is passed on

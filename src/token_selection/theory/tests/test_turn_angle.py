@@ -54,3 +54,27 @@ def test_plot_draws_one_curve_per_label_on_a_log_axis():
     with pytest.raises(ValueError, match="equal-length"):
         plot_angle_against_step(ax, {"c": ([1, 2], [1.0])})
     plt.close(fig)
+
+
+def test_the_plot_draws_each_curve_as_given_with_the_zero_line_and_full_labels():
+    fig, ax = plt.subplots()
+    plot_angle_against_step(ax, {"a": ([1, 10, 100], [20.0, 10.0, 5.0])})
+    curve, zero = ax.get_lines()
+    assert list(curve.get_xdata()) == [1, 10, 100] and list(curve.get_ydata()) == [20.0, 10.0, 5.0]
+    assert curve.get_marker() == "." and curve.get_label() == "a"
+    assert list(zero.get_ydata()) == [0, 0] and zero.get_color() == "black" and zero.get_linewidth() == 0.8
+    assert ax.get_xlabel() == "gradient step (log scale)"
+    assert ax.get_ylabel() == "angle to the max-margin direction (degrees)"
+    plot_angle_against_step(ax, {"one step": ([1], [3.0])})  # a single step is allowed, and step 1 is the bound
+    with pytest.raises(ValueError, match="^c: need"):
+        plot_angle_against_step(ax, {"c": ([[1, 2]], [[1.0, 2.0]])})  # two-dimensional
+    plt.close(fig)
+
+
+def test_angles_take_integer_and_scalar_input_and_name_a_zero_target():
+    assert angle_from_cosine(0) == pytest.approx(90.0)
+    assert angle_to([[1, 0]], [0, 2]).tolist() == [90.0]
+    with pytest.raises(ValueError, match="non-zero"):
+        angle_to([[1.0, 0.0]], [0.0, 0.0])
+    with pytest.raises(ValueError, match="target"):
+        angle_to([[1.0, 0.0]], [1.0, 0.0, 0.0])
