@@ -100,3 +100,19 @@ def test_strip_weights_on_the_bounds_are_allowed():
     with pytest.raises(ValueError, match="one weight array per sentence"):
         plot_attention_strips(ax, [], [])
     plt.close(fig)
+
+
+def test_errors_name_the_argument_and_the_allowed_ids():
+    with pytest.raises(ValueError, match="^E must be a torch.Tensor"):
+        sentence_attention("E", torch.zeros(2), [[0]])
+    with pytest.raises(ValueError, match="^p must be a torch.Tensor"):
+        sentence_attention(E, "p", [[0]])
+    with pytest.raises(ValueError, match=r"token ids in \[0, 4\), got \[0, 4\]"):
+        sentence_attention(E, torch.zeros(2), [[0, 4]])
+    assert sentence_attention(E, torch.zeros(2), [(3, 0)])[0].shape == (2,)  # a tuple of ids is a sentence too
+    fig, ax = plt.subplots()
+    with pytest.raises(ValueError, match="weights in"):
+        plot_attention_strips(ax, [["a", "b"]], [np.array([0.5, 1.5])])  # above 1 alone
+    plot_attention_strips(ax, [["a", "b"]], [[0, 1]])  # integer weights are read as numbers
+    assert ax.get_xlim() == (0.0, 2.0)
+    plt.close(fig)

@@ -141,3 +141,42 @@ def test_every_panel_shares_its_limits_axes_and_labels(trained):
     # the first frame (p = 0) is far from the limit: every token gets its hollow end marker
     assert sum(len(c.get_offsets()) for c in axes[0].collections) >= 2 * len(limit)
     plt.close(fig)
+
+
+def test_errors_name_the_argument(trained):
+    data, E, v, p_mm, frames = trained
+    with pytest.raises(ValueError, match="^v must be a torch.Tensor"):
+        frame_coordinates(E, "v", p_mm)
+    with pytest.raises(ValueError, match="^p must be a torch.Tensor"):
+        frame_coordinates(E, v, "p")
+    with pytest.raises(ValueError, match="^v must be non-zero$"):
+        frame_coordinates(E, torch.zeros(E.shape[1]), p_mm)
+    for bad, name in (("p", "p"), ("v", "v"), ("p_mm", "p_mm")):
+        args = {"p": p_mm, "v": v, "p_mm": p_mm} | {bad: "x"}
+        with pytest.raises(ValueError, match=f"^{name} must be a torch.Tensor"):
+            direction_in_plane(args["p"], args["v"], args["p_mm"])
+    fig, axes = plt.subplots(1, 1)
+    with pytest.raises(ValueError, match="^token_class must be a torch.Tensor"):
+        plot_selection_frames([axes], E, v, p_mm, frames[:1], "classes", {})
+    plt.close(fig)
+
+
+def test_far_tokens_keep_their_class_colours_and_the_zero_axes_sit_at_zero(trained):
+    from token_selection.theory.plots import CLASS_COLORS
+
+    data, E, v, p_mm, frames = trained
+    fig, axes = plt.subplots(1, 2)
+    plot_selection_frames(axes, E, v, p_mm, frames[:2], data.token_class, {})
+    first = axes[0]
+    expected = [matplotlib.colors.to_rgba(CLASS_COLORS[int(c)]) for c in data.token_class]
+    assert [tuple(c) for c in first.collections[0].get_facecolors()] == expected  # p = 0: every token is far
+    flat = [line for line in first.get_lines() if line.get_color() == "gray"]
+    assert sorted((tuple(line.get_xdata()), tuple(line.get_ydata())) for line in flat) == sorted(
+        [((0, 1), (0, 0)), ((0, 0), (0, 1))]
+    )
+    inset = first.child_axes[0]
+    circle = inset.get_lines()[0]
+    assert circle.get_xdata()[0] == 1.0 and circle.get_ydata()[0] == 0.0  # starts at angle 0
+    assert np.isclose(circle.get_xdata()[-1], 1.0) and abs(circle.get_ydata()[-1]) < 1e-12  # and closes at 2 pi
+    assert list(inset.get_axes_locator()._bounds) == [0.66, 0.6, 0.33, 0.38]  # the upper right of its panel
+    plt.close(fig)
