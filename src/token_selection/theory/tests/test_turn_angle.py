@@ -78,3 +78,21 @@ def test_angles_take_integer_and_scalar_input_and_name_a_zero_target():
         angle_to([[1.0, 0.0]], [0.0, 0.0])
     with pytest.raises(ValueError, match="target"):
         angle_to([[1.0, 0.0]], [1.0, 0.0, 0.0])
+
+
+def test_clipping_works_at_both_ends_and_errors_say_what_is_wrong():
+    assert angle_from_cosine(-1 - 1e-15) == 180.0  # rounding below -1 is clipped too
+    with pytest.raises(ValueError, match="^cosines must be finite$"):
+        angle_from_cosine(np.inf)
+    assert angle_to([[0.5, 0.0]], [0.5, 0.0]).tolist() == [0.0]  # short vectors are fine: only zero is refused
+    with pytest.raises(ValueError, match="^directions and target must be non-zero$"):
+        angle_to([[1.0, 0.0]], [0.0, 0.0])
+    fig, ax = plt.subplots()
+    with pytest.raises(ValueError, match="^curves must hold at least one"):
+        plot_angle_against_step(ax, {})
+    plt.close(fig)
+
+
+def test_logistic_turn_records_about_forty_steps_by_default():
+    steps, angles = logistic_turn(TOY, steps=1000, lr=0.5)
+    assert steps.tolist() == np.unique(np.geomspace(1, 1000, 40).astype(int)).tolist() and len(angles) == len(steps)
