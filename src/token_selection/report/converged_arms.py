@@ -65,6 +65,12 @@ def converged_budget(table: pd.DataFrame, arms: tuple[str, ...] = ("joint", "one
     return max(budgets) if budgets else None
 
 
+def _reading_budget(table: pd.DataFrame, arms: tuple[str, ...]) -> tuple[int, bool]:
+    """The budget a reading takes: :func:`converged_budget` of ``arms``, else the longest; and whether it converged."""
+    chosen = converged_budget(table, arms)
+    return (chosen, True) if chosen is not None else (int(table["budget"].max()), False)
+
+
 def convergence_counts(table: pd.DataFrame, budget: int) -> dict[str, dict[str, int]]:
     """Per arm at ``budget``: how many seeds were fitted, settled and moving, and how many seeds there are (``n``)."""
     counts = {}
@@ -102,12 +108,11 @@ def converged_std_ratio(quantity: str) -> Callable[[Records], dict]:
 
     def read(r: Records) -> dict:
         table = converged_table(r[CONVERGED], r[CONVERGED_ONE_STEP])
-        chosen = converged_budget(table)
-        budget = chosen if chosen is not None else int(table["budget"].max())
+        budget, converged = _reading_budget(table, ("joint", "one_step"))
         raw, free = (ratio_intervals(table, quantity, reading) for reading in READINGS)
         return raw[budget] | {
             "budget": budget,
-            "converged": chosen is not None,
+            "converged": converged,
             "counts": convergence_counts(table, budget),
             "scale_free": free[budget],
             "by_budget": {b: i["value"] for b, i in raw.items()},
@@ -127,13 +132,12 @@ def converged_shape(quantity: str) -> Callable[[Records], dict]:
     def read(r: Records) -> dict:
         metrics = r[CONVERGED]
         table = converged_table(metrics)
-        chosen = converged_budget(table, ("joint",))
-        budget = chosen if chosen is not None else int(table["budget"].max())
+        budget, converged = _reading_budget(table, ("joint",))
         verdicts = [dict(run["shapes"][quantity]) for run in metrics["joint"][str(budget)]]
         readings = [read_shape(verdict) for verdict in verdicts]
         return verdicts[0] | {
             "budget": budget,
-            "converged": chosen is not None,
+            "converged": converged,
             "counts": convergence_counts(table, budget),
             "shapes": [reading.tested for reading in readings],
             "readings": [reading.shape for reading in readings],
