@@ -156,12 +156,10 @@ colab-check: $(STAMP)
 pdf: $(STAMP) $(MATHJAX) $(PLOTLYJS) browser
 	$(PY) scripts/build_pdf.py
 
-# Every fast-scale record the chapters read (real-data experiments and diagnoses, the studies, the theory claims);
-# resumable: a record whose settings are current is skipped. Running a chapter never rewrites a record.
+# Every fast-scale record the chapters read (real-data experiments, diagnoses, studies, the theory claims), through
+# the one runner; resumable: a record whose settings are current is skipped. Running a chapter never rewrites a record.
 records: $(STAMP)
 	$(PY) scripts/run_records.py --scale fast $(FULL_ARGS)
-	$(PY) scripts/run_studies.py --scale fast $(FULL_ARGS)
-	@if [ -z "$(FULL_ARGS)" ]; then $(PY) -m token_selection.report.theory_claims --scale fast; fi
 
 # Every full-scale result the book shows, resumable (a record whose settings are current is skipped),
 # on the GPU when there is one: real-data experiments over their seeds, the diagnoses, the studies, the
@@ -170,10 +168,7 @@ records: $(STAMP)
 # real-data records in 8 processes at once (one GPU holds them all).
 JOBS ?= 1
 full: $(STAMP)
-	TOKEN_SELECTION_SCALE=full $(PY) scripts/run_records.py --scale full --jobs $(JOBS) $(FULL_ARGS)
-	TOKEN_SELECTION_SCALE=full $(PY) scripts/run_studies.py --scale full $(FULL_ARGS)
-	@if [ -z "$(FULL_ARGS)" ]; then $(PY) -m token_selection.report.theory_claims --scale full; \
-	else echo "report-theory (full): rewritten by 'make full' from its current code"; fi
+	$(PY) scripts/run_records.py --scale full --jobs $(JOBS) $(FULL_ARGS)
 
 # Mutation testing of every module of the package, each against its own unit tests (slow: hours on two cores;
 # the weekly CI job runs it in six parts). One part or one subpackage: MUTATION_ARGS="--part 2/6" or

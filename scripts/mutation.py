@@ -90,8 +90,8 @@ MODULES: dict[str, list[str]] = {
     "theory/graded_u.py": _tests("theory", "test_graded_u"),
     # real data: the focused tests of each module; the end-to-end runs that train on the toy reviews (test_pipeline,
     # test_trainer, test_yelp_stars) stay in the unit suite but not here, where every surviving mutant would retrain
-    "real_data/one_step_direct.py": _tests("real_data", "test_one_step_direct"),
-    "real_data/selection_mass.py": _tests("real_data", "test_selection_mass"),
+    "real_data/one_step_direct.py": _tests("real_data", "test_one_step_direct", "test_one_step_direct_record"),
+    "real_data/selection_mass.py": _tests("real_data", "test_selection_mass", "test_selection_mass_record"),
     "real_data/settings.py": _tests("real_data", "test_settings"),
     "real_data/arms.py": _tests("real_data", "test_arms"),
     "real_data/registry.py": _tests("real_data", "test_registry", "test_converged_joint"),
@@ -134,6 +134,7 @@ MODULES: dict[str, list[str]] = {
     "report/table.py": _tests("report", "test_table", "test_table_text"),
     "report/theory_claims.py": _tests("report", "test_theory_claims"),
     "report/catalogue.py": _tests("report", "test_catalogue"),
+    "report/producers.py": _tests("report", "test_catalogue"),
     "report/converged_arms.py": _tests("report", "test_converged_arms", "test_table", "test_claims"),
     "report/arm_readings.py": _tests("report", "test_arm_readings"),
     "report/converged_plots.py": _tests("report", "test_converged_plots"),

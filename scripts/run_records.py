@@ -1,17 +1,17 @@
-"""Run every real-data experiment and diagnosis the book shows at one scale, and write their records.
+"""The one runner: write every record the book reads at one scale, from the catalogue (``report.catalogue``).
 
     python scripts/run_records.py --scale fast                 # `make records`: what CI's chapters read
     python scripts/run_records.py --scale full                 # `make full`: the paper's settings, on the GPU if any
     python scripts/run_records.py --scale full --dry-run       # list every record and whether it is current
-    python scripts/run_records.py --scale full --only imdb-one_layer-joint frozen_capacity
-    python scripts/run_records.py --scale full --jobs 7           # seven groups at once (one GPU holds them all)
+    python scripts/run_records.py --scale full --only imdb-one_layer-joint flow_seed_sweep
+    python scripts/run_records.py --scale full --jobs 7        # seven groups at once (one GPU holds them all)
 
-Real-data experiments run through ``pipeline.run_seeds`` over the preset's seeds (full: 5 for the
-one-layer model, 3 for the variants; fast: 1). Diagnoses run through ``real_data.diagnoses``.
-Resumable: a record whose settings hash is current is skipped, and trained models are
-checkpointed. Prints an estimate of the total time before it starts and the time taken at the end.
-With ``--jobs N`` the records to run are split into N groups of about equal estimated cost, each
-run by its own process (``balanced_groups``); their output is printed line by line, prefixed.
+Every record has one entry in the catalogue, in one of four groups: a real-data experiment over its preset's seeds
+(full: 5 for the paper's model, 3 for the variants; fast: 1), a diagnosis, a study, the report's theory claims.
+Resumable: a record whose settings hash is current is skipped, and trained models are checkpointed. Prints an
+estimate of the total time before it starts and the time taken at the end. With ``--jobs N`` the records to run are
+split into N groups of about equal estimated cost, each run by its own process (``balanced_groups``); their output
+is printed line by line, prefixed.
 """
 
 from __future__ import annotations
@@ -25,16 +25,13 @@ import time
 from token_selection.machine import default_device
 from token_selection.machine import machine_description as hardware_name
 from token_selection.real_data.diagnoses import DIAGNOSES
-from token_selection.real_data.pipeline import load_data, record_name, record_settings, run_seeds
 from token_selection.real_data.settings import seed_count
-from token_selection.real_data.yelp_stars import prepare_yelp_stars
-from token_selection.report.catalogue import EXPERIMENTS, Entry, preset_of, record_state
-from token_selection.results import write_record
+from token_selection.report.catalogue import Entry, catalogue, record_state
 
-RELATIVE_COST = {"one_layer": 1.0, "two_layer": 12.0, "key_query": 10.0, "mlp": 2.5, "multiclass": 0.5}
+RELATIVE_COST = {"one_layer": 1.0, "two_layer": 5.0, "key_query": 10.0, "mlp": 2.5, "multiclass": 0.5}
 """Cost of one seed of each kind relative to the one-layer model, on IMDB, for the estimate. Measured at the full
-scale on 2 CPU cores (benchmarks/make_full.cpu.md): the two-layer model's epochs take 87-118 s against about 4 s,
-and the W_KQ, MLP and 4-class records took 571, 145 and 28 s a seed against 56."""
+scale on 2 CPU cores (benchmarks/make_full.cpu.md): the two-layer record (revision 2 of the model) took 786 s for 3
+seeds, 4.7 units a seed."""
 MODE_COST = {"joint_converged": 2.0}
 """Cost of a mode relative to early stopping (1 where not listed): trained to the end of its budget, the MLP ran all
 10 epochs where early stopping ended after 3 (791 s for 3 seeds on 2 CPU cores, against 434 s)."""
@@ -44,28 +41,26 @@ DATASET_COST = {"imdb": 1.0, "yelp_polarity": 0.6, "yelp_stars": 1.0}
 SECONDS_PER_UNIT = {"fast": {"cpu": 8.0, "cuda": 4.0}, "full": {"cpu": 56.0, "cuda": 12.0}}
 """Seconds of one unit of cost (one seed of the one-layer model on IMDB, tokenising and measuring included),
 measured: at the full scale on 2 CPU cores, from an empty cache, 5 seeds took 280 s (benchmarks/make_full.cpu.md)."""
+OTHER_COST = {
+    "fast": {"flow_discretisation": 11.4, "flow_seed_sweep": 2.0, "global_local": 0.7, "capacity_phase": 0.9,
+             "asymmetric_u": 0.1, "negation": 0.3, "report-theory": 0.6},
+    "full": {"flow_discretisation": 22.0, "flow_seed_sweep": 10.0, "global_local": 0.6, "capacity_phase": 0.6,
+             "asymmetric_u": 0.1, "negation": 0.2, "report-theory": 0.3},
+}  # fmt: skip
+"""Cost of each study and of the theory claims in units of that scale, from the seconds their records took on 2 CPU
+cores over the unit (flow_discretisation: 91 s fast, 1,231 s full; flow_seed_sweep full: see benchmarks)."""
 
 
-def record_costs(experiments: list[tuple[str, str, str]], diagnoses: list[str], scale: str) -> dict[str, float]:
-    """Estimated cost of each record (name: units of ``SECONDS_PER_UNIT``): an experiment's seeds times its kind's,
-    its mode's and its dataset's relative cost, a diagnosis's own ``relative_cost``."""
-    costs = {
-        record_name(*e): DATASET_COST[e[0]] * RELATIVE_COST[e[1]] * MODE_COST.get(e[2], 1.0) * seed_count(e[1], scale)
-        for e in experiments
-    }
-    return costs | {d: DIAGNOSES[d].relative_cost(scale) for d in diagnoses}
-
-
-def experiment_status(dataset: str, kind: str, mode: str, scale: str) -> str:
-    """ "current", "stale" or "missing" (``report.catalogue``)."""
-    name = record_name(dataset, kind, mode)
-    settings = record_settings(kind, mode, preset_of(dataset, scale), dataset)
-    return record_state(Entry(name, scale, lambda: settings, ""))
-
-
-def diagnosis_status(name: str, scale: str) -> str:
-    """The same for a diagnosis."""
-    return record_state(Entry(name, scale, lambda: DIAGNOSES[name].settings(scale), ""))
+def entry_cost(entry: Entry) -> float:
+    """Estimated cost of writing ``entry`` in units of ``SECONDS_PER_UNIT``: an experiment's seeds times its kind's,
+    its mode's and its dataset's relative cost; a diagnosis's own ``relative_cost``; a study's or the theory
+    claims' ``OTHER_COST``."""
+    if entry.group == "experiment":
+        dataset, kind, mode = entry.name.split("-")
+        return DATASET_COST[dataset] * RELATIVE_COST[kind] * MODE_COST.get(mode, 1.0) * seed_count(kind, entry.scale)
+    if entry.group == "diagnosis":
+        return DIAGNOSES[entry.name].relative_cost(entry.scale)
+    return OTHER_COST[entry.scale][entry.name]
 
 
 def balanced_groups(costs: dict[str, float], jobs: int) -> list[list[str]]:
@@ -132,29 +127,24 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--jobs must be at least 1, got {args.jobs}")
     if args.rerun and not args.only:
         parser.error("--rerun needs --only: name the records to run again")
-    scale, progress = args.scale, not args.quiet
-    names = [record_name(*e) for e in EXPERIMENTS] + list(DIAGNOSES)
-    if args.only and set(args.only) - set(names):
-        sys.exit(f"unknown records {sorted(set(args.only) - set(names))}; known: {names}")
-    order = {name: i for i, name in enumerate(args.only or names)}  # --only runs in the order given
-    chosen = sorted((e for e in EXPERIMENTS if record_name(*e) in order), key=lambda e: order[record_name(*e)])
-    diagnoses = sorted((d for d in DIAGNOSES if d in order), key=order.__getitem__)
-    todo = [e for e in chosen if args.rerun or experiment_status(*e, scale) != "current"]
-    todo_diagnoses = [d for d in diagnoses if args.rerun or diagnosis_status(d, scale) != "current"]
+    scale = args.scale
+    entries = {entry.name: entry for entry in catalogue((scale,))}
+    if args.only and set(args.only) - set(entries):
+        sys.exit(f"unknown records {sorted(set(args.only) - set(entries))}; known: {list(entries)}")
+    chosen = [entries[name] for name in args.only] if args.only else list(entries.values())  # --only: in its order
+    states = {entry.name: record_state(entry) for entry in chosen}
+    todo = [entry for entry in chosen if args.rerun or states[entry.name] != "current"]
     device = default_device()
     unit = SECONDS_PER_UNIT[scale]["cuda" if device.type == "cuda" else "cpu"]
-    costs = record_costs(todo, todo_diagnoses, scale)
+    costs = {entry.name: entry_cost(entry) for entry in todo}
     cost = sum(costs.values())
-    print(f"{len(chosen) + len(diagnoses)} {scale}-scale records, {len(todo) + len(todo_diagnoses)} to run, on "
-          f"{hardware_name(device)}")  # fmt: skip
-    for experiment in chosen:
-        print(f"  {record_name(*experiment):40s} {experiment_status(*experiment, scale)}")
-    for name in diagnoses:
-        print(f"  {name:40s} {diagnosis_status(name, scale)}")
+    print(f"{len(chosen)} {scale}-scale records, {len(todo)} to run, on {hardware_name(device)}")
+    for entry in chosen:
+        print(f"  {entry.name:40s} {entry.group:10s} {states[entry.name]}")
     if args.dry_run:
-        everything = sum(record_costs(chosen, diagnoses, scale).values())
+        everything = sum(entry_cost(entry) for entry in chosen)
         print(f"estimated time here: {cost * unit / 60:.1f} min for the {len(costs)} to run, "
-              f"{everything * unit / 3600:.1f} h for all {len(chosen) + len(diagnoses)} from an empty cache")  # fmt: skip
+              f"{everything * unit / 3600:.1f} h for all {len(chosen)} from an empty cache")  # fmt: skip
         return 0
     if args.jobs > 1:
         groups = balanced_groups(costs, args.jobs)
@@ -166,38 +156,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"total time: {(time.perf_counter() - start) / 60:.1f} min in {len(groups)} jobs on {hardware_name(device)}")
         return code
     print(f"estimated time: {cost * unit / 60:.1f} min", flush=True)
-    start, data = time.perf_counter(), {}
-    for number, (dataset, kind, mode) in enumerate(todo, start=1):
-        name = record_name(dataset, kind, mode)
-        count = seed_count(kind, scale) if args.max_seeds is None else min(args.max_seeds, seed_count(kind, scale))
-        seeds = list(range(count))
-        print(f"[{number}/{len(todo)}] {name}, {count} seeds", flush=True)
+    start = time.perf_counter()
+    for number, entry in enumerate(todo, start=1):
+        print(f"[{number}/{len(todo)}] {entry.name} ({entry.group}), estimated {costs[entry.name] * unit / 60:.1f} min",
+              flush=True)  # fmt: skip
         began = time.perf_counter()
-        if dataset == "yelp_stars":
-            record = run_seeds(kind, mode, preset_of(dataset, scale), progress=progress, seeds=seeds,
-                               data_for=lambda s: prepare_yelp_stars(s, progress=progress))  # fmt: skip
-        else:
-
-            def data_for(s, dataset=dataset):
-                key = (dataset, s.seed)
-                if key not in data:
-                    data[key] = load_data(s, progress=progress)
-                return data[key]
-
-            record = run_seeds(kind, mode, preset_of(dataset, scale), progress=progress, seeds=seeds, data_for=data_for)
-        accuracy = record["metrics"]["seed_summary"]["test_accuracy"]
-        print(f"  test accuracy {100 * accuracy['value']:.1f} % [{100 * accuracy['low']:.1f}, {100 * accuracy['high']:.1f}] "
-              f"over {accuracy['n']} seeds; {time.perf_counter() - began:.0f} s", flush=True)  # fmt: skip
-    for name in todo_diagnoses:
-        diagnosis = DIAGNOSES[name]
-        settings = diagnosis.settings(scale)
-        print(f"[diagnosis] {name}", flush=True)
-        began = time.perf_counter()
-        metrics = diagnosis.run(settings, progress=progress)
-        seconds = time.perf_counter() - began
-        write_record(name, scale, protocol=diagnosis.protocol(settings), settings=settings, metrics=metrics,
-                     seeds=list(settings.get("seeds", [0])), seconds=seconds)  # fmt: skip
-        print(f"  wrote {name}.{scale}.json in {seconds:.0f} s", flush=True)
+        entry.write(not args.quiet, args.max_seeds)
+        print(f"  wrote {entry.name}.{scale}.json in {time.perf_counter() - began:.0f} s", flush=True)
     print(f"total time: {(time.perf_counter() - start) / 60:.1f} min (estimated {cost * unit / 60:.1f} min) on "
           f"{hardware_name(device)}")  # fmt: skip
     return 0

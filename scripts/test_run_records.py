@@ -66,21 +66,25 @@ def test_failed_groups_are_reported_with_their_exit_status(monkeypatch, capsys):
 
 def test_a_records_cost_is_its_seeds_times_its_kinds_and_its_datasets_costs():
     DATASET_COST, RELATIVE_COST = run_records.DATASET_COST, run_records.RELATIVE_COST
-    costs = run_records.record_costs(
-        [("imdb", "one_layer", "joint"), ("yelp_polarity", "two_layer", "joint"), ("yelp_stars", "multiclass", "joint")],
-        ["diagnosis-spread_readings"],
-        "full",
-    )
-    assert costs == {
-        "imdb-one_layer-joint": 5 * RELATIVE_COST["one_layer"],
-        "yelp_polarity-two_layer-joint": 3 * RELATIVE_COST["two_layer"] * DATASET_COST["yelp_polarity"],
-        "yelp_stars-multiclass-joint": 3 * RELATIVE_COST["multiclass"],
-        "diagnosis-spread_readings": run_records.DIAGNOSES["diagnosis-spread_readings"].relative_cost("full"),
-    }
+    entries = {(e.name, e.scale): e for e in run_records.catalogue()}
+
+    def cost(name, scale="full"):
+        return run_records.entry_cost(entries[name, scale])
+
+    assert cost("imdb-one_layer-joint") == 5 * RELATIVE_COST["one_layer"]
+    assert cost("yelp_polarity-two_layer-joint") == 3 * RELATIVE_COST["two_layer"] * DATASET_COST["yelp_polarity"]
+    assert cost("yelp_stars-multiclass-joint") == 3 * RELATIVE_COST["multiclass"]
+    assert cost("diagnosis-spread_readings") == run_records.DIAGNOSES["diagnosis-spread_readings"].relative_cost("full")
     assert DATASET_COST["imdb"] == 1.0 and 0 < DATASET_COST["yelp_polarity"] < 1
-    assert run_records.record_costs([("imdb", "mlp", "joint")], [], "fast") == {"imdb-mlp-joint": 1 * RELATIVE_COST["mlp"]}
-    whole = run_records.record_costs([("imdb", "mlp", "joint_converged")], [], "full")
-    assert whole == {"imdb-mlp-joint_converged": 3 * RELATIVE_COST["mlp"] * run_records.MODE_COST["joint_converged"]}
+    assert cost("imdb-mlp-joint", "fast") == 1 * RELATIVE_COST["mlp"]
+    assert cost("imdb-mlp-joint_converged") == 3 * RELATIVE_COST["mlp"] * run_records.MODE_COST["joint_converged"]
+    assert cost("flow_discretisation") == run_records.OTHER_COST["full"]["flow_discretisation"]
+    assert cost("report-theory", "fast") == run_records.OTHER_COST["fast"]["report-theory"]
+
+
+def test_every_record_of_the_catalogue_has_a_cost_at_both_scales():
+    costs = [run_records.entry_cost(entry) for entry in run_records.catalogue()]
+    assert len(costs) == 2 * 30 and all(c > 0 for c in costs)
 
 
 def test_the_dry_run_prints_the_estimate_of_what_it_would_run_and_of_everything(capsys):

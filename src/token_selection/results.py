@@ -19,7 +19,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
+
+import pandas as pd
 
 from ._version import __version__
 from .machine import machine_description
@@ -28,6 +30,24 @@ RECORD_VERSION = 1
 """Bump when the layout of a record changes."""
 RECORDS_VARIABLE = "TOKEN_SELECTION_RECORDS"
 SCALES = ("fast", "full")
+
+
+class Record(TypedDict):
+    """One record as stored and read: what produced it, and its metrics. A multi-seed real-data record's metrics hold
+    ``seeds``, ``per_seed`` and ``seed_summary`` beside its first seed's curves (``seed_table`` reads them)."""
+
+    name: str
+    scale: str
+    record_version: int
+    package_version: str
+    created: str
+    machine: str
+    protocol: str
+    settings: dict[str, Any]
+    settings_hash: str
+    seeds: list[int]
+    seconds: float | None
+    metrics: dict[str, Any]
 
 
 def records_dir() -> Path:
@@ -68,7 +88,7 @@ def write_record(
     """
     if not protocol.strip():
         raise ValueError("protocol must describe in words what was run")
-    record = {
+    record: Record = {
         "name": name,
         "scale": scale,
         "record_version": RECORD_VERSION,
@@ -88,7 +108,7 @@ def write_record(
     return path
 
 
-def read_record(name: str, scale: str, *, settings: dict[str, Any] | None = None) -> dict[str, Any] | None:
+def read_record(name: str, scale: str, *, settings: dict[str, Any] | None = None) -> Record | None:
     """The record of ``name`` at ``scale``, or None when there is none.
 
     A record stored for another scale (a file copied or renamed) or written under other
@@ -103,6 +123,20 @@ def read_record(name: str, scale: str, *, settings: dict[str, Any] | None = None
     if settings is not None and record.get("settings_hash") != settings_hash(settings):
         return None
     return record
+
+
+def seed_table(metrics: dict[str, Any]) -> pd.DataFrame:
+    """The metrics of a multi-seed record as a tidy table: one row per seed (index ``seed``, in the record's order),
+    one column per metric it keeps for every seed (``per_seed``; dotted paths such as ``values.verdict.spearman``).
+    Paired differences and seed intervals are reads of its columns. ValueError for metrics without per-seed values
+    (a single run's, which no record of the book holds) or with a column of another length than the seeds."""
+    if "per_seed" not in metrics or "seeds" not in metrics:
+        raise ValueError(f"metrics need 'seeds' and 'per_seed' (one value per seed); got keys {sorted(metrics)[:8]}")
+    seeds = list(metrics["seeds"])
+    short = sorted(path for path, values in metrics["per_seed"].items() if len(values) != len(seeds))
+    if short:
+        raise ValueError(f"per_seed columns {short} do not hold one value for each of the seeds {seeds}")
+    return pd.DataFrame(metrics["per_seed"], index=pd.Index(seeds, name="seed"))
 
 
 def missing_record_message(name: str, scale: str, command: str) -> str:

@@ -30,7 +30,7 @@ from ..results import missing_record_message, read_record, write_record
 from .checkpoints import checkpoint_path, save_checkpoint, train_or_load
 from .encoding import EncodedReviews, prepare_reviews
 from .measurements import binary_metrics, multiclass_metrics
-from .registry import MODEL_KINDS, TRAINING_MODES, build_model, check_kind_and_mode
+from .registry import MODEL_KINDS, TRAINING_MODES, build_model, check_kind_and_mode, revision_setting
 from .settings import RealDataSettings, real_data_settings, seed_count
 from .trainer import TrainingHistory, accuracy, one_step_size, one_step_then_freeze, train_model
 
@@ -69,7 +69,8 @@ def record_settings(
     stored = settings.as_dict()
     if stored["dataset"] != dataset:
         stored["preset_dataset"] = stored["dataset"]
-    return {**stored, "dataset": dataset, "kind": kind, "mode": mode, "seed": seeds[0], "seeds": seeds}
+    return {**stored, "dataset": dataset, "kind": kind, "mode": mode, "seed": seeds[0], "seeds": seeds,
+            **revision_setting(kind)}  # fmt: skip
 
 
 def protocol(kind: str, mode: str, settings: RealDataSettings, data: EncodedReviews) -> str:
@@ -130,7 +131,8 @@ class TrainedRun:
 def _checkpoint(kind: str, mode: str, settings: RealDataSettings, data: EncodedReviews) -> tuple[str, dict[str, Any]]:
     """The checkpoint name and configuration of a run: everything its trained parameters depend on."""
     training = {k: v for k, v in settings.as_dict().items() if k not in ("importance_min_count", "n_boot", "scale")}
-    return f"{data.name}-{kind}-{mode}", {"kind": kind, "mode": mode, "data": data.config, "settings": training}
+    configuration = {"kind": kind, "mode": mode, "data": data.config, "settings": training, **revision_setting(kind)}
+    return f"{data.name}-{kind}-{mode}", configuration
 
 
 def _saver_on_the_way(
@@ -269,19 +271,6 @@ def missing_message(dataset: str, kind: str, mode: str, scale: str) -> str:
     return missing_record_message(record_name(dataset, kind, mode), scale, command)
 
 
-SEEDED_METRICS = (
-    "test_accuracy",
-    "best_validation_accuracy",
-    "epochs_run",
-    "train_seconds",
-    "values.mean_bin_std",
-    "scores.mean_bin_std",
-    "values.verdict.spearman",
-    "scores.verdict.spearman",
-    "p_norm",
-    "scores.token_std",
-)
-"""Scalar metrics whose per-seed values and seed interval a record keeps (those a run has)."""
 _UNIT, _POSITIVE, _RANK = (0.0, 1.0), (0.0, math.inf), (-1.0, 1.0)
 SEEDED_BOUNDS = {
     "test_accuracy": _UNIT,
@@ -296,6 +285,8 @@ SEEDED_BOUNDS = {
     "scores.token_std": _POSITIVE,
 }
 """The range each seeded metric cannot leave; its seed interval is clipped to it (``intervals.seed_interval``)."""
+SEEDED_METRICS = tuple(SEEDED_BOUNDS)
+"""Scalar metrics whose per-seed values and seed interval a record keeps (those a run has)."""
 
 
 def seeded_bounds(path: str) -> tuple[float, float] | None:

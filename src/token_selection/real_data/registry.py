@@ -81,6 +81,11 @@ TRAINING_MODES: dict[str, str] = {
     "one_step_converged": "one full-batch gradient step on E (p = 0), then E frozen and every other weight trained "
     "for every epoch of the budget, the last kept",
 }
+MODEL_REVISIONS = {"two_layer": 2}
+"""Kinds whose computation changed after their first records, and the revision now run. The revision enters the
+settings of a record and the configuration of a checkpoint (``revision_setting``), so that records and checkpoints of
+an older computation read as stale. two_layer 2: layer-2 scores gathered from a (B, V) table instead of a (B, T, d)
+gather; float32 rounding, hence each training path, differs from revision 1."""
 ONE_STEP_KINDS = ("one_layer",)
 """Kinds the one step is defined for: its closed form is the one-layer model's (the theory chapters)."""
 
@@ -93,6 +98,13 @@ def check_kind_and_mode(kind: str, mode: str) -> None:
         raise ValueError(f"mode must be one of {sorted(TRAINING_MODES)}, got {mode!r}")
     if mode.startswith("one_step") and kind not in ONE_STEP_KINDS:
         raise ValueError(f"mode {mode!r} is defined for kinds {ONE_STEP_KINDS}, got {kind!r}")
+
+
+def revision_setting(kind: str) -> dict[str, int]:
+    """``{"model_revision": r}`` for a kind of ``MODEL_REVISIONS``, else ``{}`` (the settings of a first revision stay
+    as they were written)."""
+    check_kind_and_mode(kind, "joint")
+    return {"model_revision": MODEL_REVISIONS[kind]} if kind in MODEL_REVISIONS else {}
 
 
 def build_model(kind: str, vocab_size: int, d: int, *, seed: int = 0) -> nn.Module:

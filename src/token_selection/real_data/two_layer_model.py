@@ -11,58 +11,22 @@ Like the one-layer model it has no key, query or value matrices, so ``E_s . v``
 is still a token's contribution to the logit and ``E_s . p2`` its sequence-
 independent part of the layer-2 score. With ``p1 = 0`` the first layer averages
 the sequence. Because the layer-2 query depends on the sequence, its scores cannot
-be gathered from per-token scalars alone. Two primitives keep the cost at O(B T d)
-without storing a (B, T, d) tensor for the backward pass: ``h`` is an
-``embedding_bag`` (a weighted sum of rows of ``E``), and the scores ``E_{x_i} . h``
-come from ``gather_dot``, whose backward is two more ``embedding_bag`` calls.
+be gathered from per-token scalars alone. The model shares the W_KQ model's two
+primitives (``attention_variants``), which never store a (B, T, d) tensor: ``h`` is
+``attended_embeddings`` (a weighted sum of rows of ``E`` with a dense backward), and the
+scores ``E_{x_i} . h`` are gathered from a (B, V) table ``h E^T`` of every token's
+score. For T much smaller than V that is more arithmetic than gathering ``E[X]``, but one
+dense matrix product is several times faster on the CPU than a (B, T, d) gather.
 """
 
 from __future__ import annotations
 
 import torch
-import torch.nn.functional as F
 from torch import nn
 
 from ..theory.model import gather_tokens, init_embeddings, masked_softmax, token_table
 from ..validation import ArrayLike, check_mask, check_tokens
-
-
-class _GatherDot(torch.autograd.Function):
-    """``out[b, t] = E[X[b, t]] . H[b]`` with a backward that never builds a (B, T, d) gradient.
-
-    grad_H[b] = sum_t g[b, t] E[X[b, t]] is an ``embedding_bag`` over each row; grad_E[s]
-    = sum over occurrences of s of g[b, t] H[b] is an ``embedding_bag`` of rows of H
-    with one bag per token (occurrences sorted by token). Both are deterministic on the CPU.
-    """
-
-    @staticmethod
-    def forward(ctx, E: torch.Tensor, X: torch.Tensor, H: torch.Tensor) -> torch.Tensor:
-        ctx.save_for_backward(E, X, H)
-        return torch.bmm(F.embedding(X, E), H[:, :, None]).squeeze(-1)
-
-    @staticmethod
-    def backward(ctx, grad: torch.Tensor) -> tuple[torch.Tensor | None, None, torch.Tensor | None]:
-        E, X, H = ctx.saved_tensors
-        grad_E = grad_H = None
-        if ctx.needs_input_grad[0]:
-            tokens, order = X.reshape(-1).sort(stable=True)
-            counts = torch.bincount(tokens, minlength=E.shape[0])
-            rows = torch.div(order, X.shape[1], rounding_mode="floor")
-            offsets = torch.cumsum(counts, 0) - counts
-            grad_E = F.embedding_bag(rows, H, offsets, mode="sum", per_sample_weights=grad.reshape(-1)[order])
-        if ctx.needs_input_grad[2]:
-            grad_H = F.embedding_bag(X, E, mode="sum", per_sample_weights=grad)
-        return grad_E, None, grad_H
-
-
-def gather_dot(E: torch.Tensor, X: torch.Tensor, H: torch.Tensor) -> torch.Tensor:
-    """``E[X[b, t]] . H[b]``: (B, T). E: (V, d); X: (B, T) ids; H: (B, d)."""
-    return _GatherDot.apply(E, X, H)
-
-
-def gather_sum(E: torch.Tensor, X: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
-    """``sum_t weights[b, t] E[X[b, t]]``: (B, d). E: (V, d); X: (B, T) ids; weights: (B, T)."""
-    return F.embedding_bag(X, E, mode="sum", per_sample_weights=weights)
+from .attention_variants import attended_embeddings
 
 
 class TwoLayerCLSAttention(nn.Module):
@@ -93,12 +57,12 @@ class TwoLayerCLSAttention(nn.Module):
     def logits_and_attention(self, X: torch.Tensor, mask: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Logits (B,), layer-1 and layer-2 weights (B, T) for checked X: (B, T), mask: (B, T) or None.
 
-        The forward pass holds a transient (B, T, d) gather; callers batch large inputs.
+        The forward pass holds a transient (B, V) table of scores; callers batch large inputs.
         """
         scores1, values = token_table(self.E, self.p1, self.v)
         q1 = masked_softmax(gather_tokens(scores1, X), mask)
-        h = gather_sum(self.E, X, q1)
-        scores2 = gather_tokens(self.E @ self.p2, X) + gather_dot(self.E, X, h)
+        h = attended_embeddings(self.E, X, q1)
+        scores2 = gather_tokens(self.E @ self.p2, X) + (h @ self.E.T).gather(1, X)
         q2 = masked_softmax(scores2, mask)
         return (q2 * gather_tokens(values, X)).sum(-1), q1, q2
 

@@ -4,9 +4,11 @@
 
 A record is *current* when its settings hash equals that of the settings in the code now,
 *stale* when it was written under other settings (older code, other seeds or vocabulary),
-and *missing* when there is none. ``scripts/run_records.py`` and ``scripts/run_studies.py``
-make records current; ``test_catalogue.py`` fails on any record that is missing or not
-current.
+and *missing* when there is none. The catalogue is the one registry of the experiments behind
+the book: each entry also says which group it belongs to and how it is written
+(``Entry.write``, from ``producers``), and ``scripts/run_records.py``, the one runner, makes
+records current through it. ``test_catalogue.py`` fails on any record that is missing or
+not current.
 """
 
 from __future__ import annotations
@@ -17,10 +19,10 @@ from typing import Any
 
 from ..real_data.diagnoses import DIAGNOSES
 from ..real_data.pipeline import record_name, record_settings
-from ..real_data.settings import real_data_settings
 from ..results import SCALES, read_record
 from ..studies.registry import STUDIES
-from . import theory_claims
+from . import producers, theory_claims
+from .producers import Producer, preset_of
 
 ARMS = (
     ("one_layer", "joint"),
@@ -39,37 +41,47 @@ trains to the end of its budget, the last epoch kept: early stopped, it keeps it
 has barely left uniform, and the rebuttal's MLP rows read its attention."""
 
 
-def preset_of(dataset: str, scale: str):
-    """The preset of a dataset at ``scale`` (4-class Yelp uses the Yelp preset)."""
-    return real_data_settings(scale, "yelp_polarity" if dataset == "yelp_stars" else dataset)
+GROUPS = ("experiment", "diagnosis", "study", "theory")
+"""The kinds of record: a real-data experiment over seeds, a diagnosis, a study, the report's theory claims."""
+COMMAND = "scripts/run_records.py --scale {scale} --only {name}"
+"""The one runner's command that writes one record (``make records`` and ``make full`` write them all)."""
+
+
+def _never_written(progress: bool, max_seeds: int | None = None) -> None:
+    raise ValueError("this entry has no producer: only the catalogue's own entries can be written")
 
 
 @dataclass(frozen=True)
 class Entry:
-    """One record the book reads: its name, scale, and the settings that make it current (a thunk: computed when
-    asked)."""
+    """One record the book reads: its name, scale, the settings that make it current (a thunk: computed when
+    asked), the command that writes it, its group (``GROUPS``) and its producer."""
 
     name: str
     scale: str
     settings: Callable[[], dict[str, Any]]
     command: str
+    group: str = "experiment"
+    write: Producer = _never_written
 
 
 def catalogue(scales: tuple[str, ...] = SCALES) -> list[Entry]:
     """Every record the book reads at each of ``scales``: real-data experiments, diagnoses, studies, theory claims."""
     entries = []
     for scale in scales:
-        make = "make full" if scale == "full" else "make records"
         for dataset, kind, mode in EXPERIMENTS:
-            settings = preset_of(dataset, scale)
-            entries.append(Entry(record_name(dataset, kind, mode), scale,
-                                 lambda k=kind, m=mode, s=settings, d=dataset: record_settings(k, m, s, d), make))  # fmt: skip
+            name, settings = record_name(dataset, kind, mode), preset_of(dataset, scale)
+            entries.append(Entry(name, scale, lambda k=kind, m=mode, s=settings, d=dataset: record_settings(k, m, s, d),
+                                 COMMAND.format(scale=scale, name=name), "experiment",
+                                 producers.experiment(dataset, kind, mode, scale)))  # fmt: skip
         for name, diagnosis in DIAGNOSES.items():
-            entries.append(Entry(name, scale, lambda d=diagnosis, s=scale: d.settings(s), make))
+            entries.append(Entry(name, scale, lambda d=diagnosis, s=scale: d.settings(s), COMMAND.format(scale=scale, name=name),
+                                 "diagnosis", producers.diagnosis(name, scale)))  # fmt: skip
         for name, study in STUDIES.items():
-            entries.append(Entry(name, scale, lambda st=study, s=scale: st.settings(s), make))
-        entries.append(Entry(theory_claims.RECORD, scale, lambda s=scale: theory_claims.record_settings(s),
-                             theory_claims.COMMAND.format(scale=scale)))  # fmt: skip
+            entries.append(Entry(name, scale, lambda st=study, s=scale: st.settings(s), COMMAND.format(scale=scale, name=name),
+                                 "study", producers.study(name, scale)))  # fmt: skip
+        name = theory_claims.RECORD
+        entries.append(Entry(name, scale, lambda s=scale: theory_claims.record_settings(s),
+                             COMMAND.format(scale=scale, name=name), "theory", producers.theory(scale)))  # fmt: skip
     return entries
 
 

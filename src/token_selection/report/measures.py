@@ -11,6 +11,7 @@ from scipy.stats import norm
 
 from ..intervals import CONFIDENCE, seed_interval, show_interval
 from ..real_data.one_step_direct import RECORD as ONE_STEP_DIRECT
+from ..results import seed_table
 from ..studies.intervals import wilson_interval
 from .shape_readings import (
     MIN_SCORE_STD,
@@ -34,19 +35,17 @@ def real_record(kind: str, mode: str = "joint", dataset: str = "imdb") -> str:
 
 
 def seeded(metrics: dict[str, Any], path: str) -> dict:
-    """The seed interval of a scalar metric (``path`` as in ``pipeline.SEEDED_METRICS``); one seed for older records."""
-    summary = metrics.get("seed_summary", {}).get(path)
-    if summary is not None:
-        return summary
-    value: Any = metrics
-    for part in path.split("."):
-        value = value[part]
-    return seed_interval([float(value)])
+    """The seed interval a record keeps for a scalar metric (``path`` as in ``pipeline.SEEDED_METRICS``).
+    KeyError naming the path when the record has none (written before the metric existed)."""
+    return metrics.get("seed_summary", {})[path]
 
 
 def per_seed(metrics: dict[str, Any], path: str) -> list[float]:
-    """Per-seed values of a scalar metric (a list of one for a one-seed record)."""
-    return [float(v) for v in (metrics.get("per_seed", {}).get(path) or seeded(metrics, path)["values"])]
+    """Every seed's value of a scalar metric, in the record's seed order: a column of ``results.seed_table``.
+    KeyError naming the path when the record keeps none (written before the metric existed)."""
+    if path not in metrics.get("per_seed", {}):
+        raise KeyError(path)
+    return seed_table(metrics)[path].astype(float).tolist()
 
 
 def accuracy(record: str) -> Callable[[Records], dict]:

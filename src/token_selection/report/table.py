@@ -11,41 +11,34 @@ import html
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+import pandas as pd
+
 from ..real_data.arms import markdown_text
-from ..real_data.one_step_direct import RECORD as ONE_STEP_DIRECT
 from ..real_data.pipeline import missing_message
 from ..results import missing_record_message, read_record
 from ..theory.shape import classify_shape
 from ..theory.shape_effect import read_shape
-from .catalogue import state_of
+from .catalogue import COMMAND, state_of
 from .claims import CLAIMS, Claim
-from .flow_rows import FLOW_RECORD
 from .shape_readings import arms_words
-from .theory_claims import COMMAND as THEORY_COMMAND
-from .theory_claims import RECORD as THEORY
 from .verdicts import VERDICTS, judge
 
 SCALES = ("fast", "full")
 
 
 def produce_command(record: str, scale: str) -> str:
-    """What a page prints for a missing ``record`` at ``scale``: where it would be and how to produce it."""
-    if record == THEORY:
-        return missing_record_message(record, scale, THEORY_COMMAND.format(scale=scale))
-    if record.startswith("diagnosis-") or record in (ONE_STEP_DIRECT, FLOW_RECORD):
-        return missing_record_message(record, scale, "make full" if scale == "full" else "make records")
-    dataset, kind, mode = record.split("-")
-    return missing_message(dataset, kind, mode, scale)
+    """What a page prints for a missing ``record`` at ``scale``: where it would be and how to produce it (the one
+    runner writes every record: ``make records`` or ``make full``, or the record alone)."""
+    if record.count("-") == 2 and not record.startswith("diagnosis-"):
+        return missing_message(*record.split("-"), scale)
+    make = "make full" if scale == "full" else "make records"
+    return missing_record_message(record, scale, f"{make} ({COMMAND.format(scale=scale, name=record)})")
 
 
 def rewrite_command(record: str, scale: str) -> str:
     """The command that writes ``record`` at ``scale`` again, even where its settings are current (a record
     written by older code, which lacks a metric the report now reads)."""
-    if record == THEORY:
-        return THEORY_COMMAND.format(scale=scale)
-    if record == FLOW_RECORD:
-        return f"scripts/run_studies.py --scale {scale} --only {record} --force"
-    return f"scripts/run_records.py --scale {scale} --only {record} --rerun"
+    return COMMAND.format(scale=scale, name=record) + " --rerun"
 
 
 @dataclass(frozen=True)
@@ -106,29 +99,49 @@ def report_rows(claims: Iterable[Claim] = CLAIMS, scales: tuple[str, ...] = SCAL
     return [ReportRow(c, paper_cell(c), {scale: outcome(c, scale) for scale in scales}) for c in claims]
 
 
+REPORT_COLUMNS = ("row", "key", "claim", "tag", "source", "paper", "scale", "ours", "verdict", "why", "protocol")
+
+
+def report_frame(rows: list[ReportRow]) -> pd.DataFrame:
+    """The report as data: one row per claim and scale (``REPORT_COLUMNS``; ``row`` numbers the claims from 1 in the
+    order of ``rows``). The page's tables and the verdict counts are read from it."""
+    records = [
+        {"row": number, "key": r.claim.key, "claim": r.claim.statement, "tag": r.claim.tag, "source": r.claim.source,
+         "paper": r.paper, "scale": scale, "ours": o.ours, "verdict": o.verdict, "why": o.why, "protocol": o.protocol}
+        for number, r in enumerate(rows, start=1)
+        for scale, o in r.outcomes.items()
+    ]  # fmt: skip
+    return pd.DataFrame(records, columns=list(REPORT_COLUMNS))
+
+
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def _statement(claim: Claim) -> str:
-    """The claim's statement for a Markdown cell: ``<cls>`` escaped, or it is read as an HTML tag and vanishes."""
-    return html.escape(claim.statement, quote=False)
+def _statement(text: str) -> str:
+    """A claim's statement for a Markdown cell: ``<cls>`` escaped, or it is read as an HTML tag and vanishes."""
+    return html.escape(text, quote=False)
 
 
-def markdown_table(rows: list[ReportRow]) -> str:
-    """The report as a Markdown table: claim, tag and source, the paper's number, ours and verdict per scale."""
-    scales = list(rows[0].outcomes) if rows else list(SCALES)
-    header = ["#", "claim", "tag: source", "paper"]
-    for scale in scales:
-        header += [f"ours ({scale})", f"verdict ({scale})"]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for number, row in enumerate(rows, start=1):
-        cells = [str(number), _statement(row.claim), f"[{row.claim.tag}] {row.claim.source}", row.paper]
+def _markdown(header: list[str], lines: list[list[str]]) -> str:
+    rows = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    return "\n".join(rows + ["| " + " | ".join(_cell(c) for c in cells) + " |" for cells in lines])
+
+
+def markdown_table(frame: pd.DataFrame) -> str:
+    """The report (``report_frame``) as a Markdown table: claim, tag and source, the paper's number, ours and verdict
+    per scale."""
+    scales = list(dict.fromkeys(frame["scale"])) or list(SCALES)
+    header = ["#", "claim", "tag: source", "paper"] + [f"{w} ({s})" for s in scales for w in ("ours", "verdict")]
+    lines = []
+    for number, claim in frame.groupby("row", sort=True):
+        first = claim.iloc[0]
+        cells = [str(number), _statement(first["claim"]), f"[{first['tag']}] {first['source']}", first["paper"]]
         for scale in scales:
-            result = row.outcomes[scale]
-            cells += [result.ours, f"**{result.verdict}**: {result.why}" if result.verdict != "not run" else "not run"]
-        lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
-    return "\n".join(lines)
+            o = claim[claim["scale"] == scale].iloc[0]
+            cells += [o["ours"], f"**{o['verdict']}**: {o['why']}" if o["verdict"] != "not run" else "not run"]
+        lines.append(cells)
+    return _markdown(header, lines)
 
 
 def protocols_markdown(rows: list[ReportRow]) -> str:
@@ -154,16 +167,14 @@ def records_markdown(claims: Iterable[Claim] = CLAIMS, scales: tuple[str, ...] =
     return "\n".join(lines)
 
 
-def verdict_table(rows: list[ReportRow], scale: str = "full") -> str:
+def verdict_table(frame: pd.DataFrame, scale: str = "full") -> str:
     """The report's summary: per claim its source, our number at ``scale`` and the verdict; a row that is not
     reproduced points to its reason in ``why_list``."""
-    lines = ["| # | claim | source | ours | verdict |", "|---|---|---|---|---|"]
-    for number, row in enumerate(rows, start=1):
-        result = row.outcomes[scale]
-        verdict = f"**{result.verdict}**" + (f" (why: {number} below)" if result.verdict != "reproduced" else "")
-        cells = [str(number), _statement(row.claim), f"[{row.claim.tag}] {row.claim.source}", result.ours, verdict]
-        lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
-    return "\n".join(lines)
+    lines = []
+    for o in frame[frame["scale"] == scale].sort_values("row").itertuples():
+        verdict = f"**{o.verdict}**" + (f" (why: {o.row} below)" if o.verdict != "reproduced" else "")
+        lines.append([str(o.row), _statement(o.claim), f"[{o.tag}] {o.source}", o.ours, verdict])
+    return _markdown(["#", "claim", "source", "ours", "verdict"], lines)
 
 
 EXPLAINED_IN = {
@@ -177,25 +188,23 @@ EXPLAINED_IN = {
 """The section of chapter 13 whose experiment explains a row's difference, by claim key."""
 
 
-def why_list(rows: list[ReportRow], scale: str = "full") -> str:
+def why_list(frame: pd.DataFrame, scale: str = "full") -> str:
     """For each row not reproduced at ``scale``: its number, the verdict's reason, and the section of chapter 13 whose
     experiment explains it (``EXPLAINED_IN``; chapter 9 says in words what those experiments found).
 
     A bulleted list that names each row ("Row 9"), so the table's "why: 9 below" finds it: a numbered Markdown list
     would be renumbered from its first item."""
     items = []
-    for number, row in enumerate(rows, start=1):
-        result = row.outcomes[scale]
-        if result.verdict == "reproduced":
-            continue
-        section = EXPLAINED_IN.get(row.claim.key)
+    for o in frame[(frame["scale"] == scale) & (frame["verdict"] != "reproduced")].sort_values("row").itertuples():
+        section = EXPLAINED_IN.get(o.key)
         where = f" Chapter 13 measures why: *{section}*." if section else ""
-        items.append(f"- **Row {number}** ({result.verdict}: {result.why}).{where}")
+        items.append(f"- **Row {o.row}** ({o.verdict}: {o.why}).{where}")
     return "\n".join(items)
 
 
-def verdict_counts(rows: list[ReportRow], scale: str = "full") -> dict[str, int]:
+def verdict_counts(frame: pd.DataFrame, scale: str = "full") -> dict[str, int]:
     """How many of the claims our sources attribute to the paper (an *inferred* row is ours and is left out) get each
-    verdict of ``VERDICTS`` at ``scale``, and how many there are (``claims``)."""
-    paper = [row.outcomes[scale].verdict for row in rows if row.claim.tag != "inferred"]
-    return {verdict: paper.count(verdict) for verdict in VERDICTS} | {"claims": len(paper)}
+    verdict of ``VERDICTS`` at ``scale``, and how many there are (``claims``): a count over ``report_frame``."""
+    paper = frame[(frame["scale"] == scale) & (frame["tag"] != "inferred")]["verdict"]
+    counts = paper.value_counts()
+    return {verdict: int(counts.get(verdict, 0)) for verdict in VERDICTS} | {"claims": len(paper)}

@@ -1,6 +1,6 @@
 """Our numbers for the report's synthetic claims, written as the results record ``report-theory``.
 
-    python -m token_selection.report.theory_claims --scale fast   # or full
+    python scripts/run_records.py --scale fast --only report-theory   # or full; `make records` writes it too
 
 Everything is float64 and seeded, on the course's reference case (``ReferenceCase``) and
 its variants; the full scale only repeats the seed sweep over more seeds.
@@ -15,8 +15,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..results import read_record, write_record
-from ..scale import compute_scale
+from ..results import write_record
 from ..studies.synthetic_variants import make_multiclass_synthetic
 from ..theory.importance import signed_frequency
 from ..theory.max_margin import solve_max_margin
@@ -27,7 +26,6 @@ from ..theory.thresholds import DIRECTION_COSINE, SELECTED_ATTENTION
 from ..theory.training import train_cls
 
 RECORD = "report-theory"
-COMMAND = "python -m token_selection.report.theory_claims --scale {scale}"
 SWEEP_SEEDS = {"fast": 5, "full": 20}
 """Seeds of the seed sweep at each scale (the one setting the scale changes)."""
 TRAINING = {"steps": 5000, "lr": 1.0, "method": "normalized"}
@@ -166,18 +164,3 @@ def write_theory_record(scale: str) -> Path:
         seeds=seeds,
         seconds=time.perf_counter() - start,
     )
-
-
-def main(scale: str) -> str:
-    """Write the record at ``scale`` unless it is current (same settings); what was done, in words."""
-    if read_record(RECORD, scale, settings=record_settings(scale)) is not None:
-        return f"{RECORD} ({scale}): record up to date, skipped"
-    return f"wrote {write_theory_record(scale)}"
-
-
-if __name__ == "__main__":
-    import argparse
-
-    parser = argparse.ArgumentParser(description="Write the report's synthetic record at one scale.")
-    parser.add_argument("--scale", choices=sorted(SWEEP_SEEDS), default=None, help="default: $TOKEN_SELECTION_SCALE")
-    print(main(parser.parse_args().scale or compute_scale()))

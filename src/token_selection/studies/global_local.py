@@ -1,7 +1,7 @@
 """The global-versus-local experiment: where GD on ``p`` ends from three kinds of start, with intervals.
 
 Settings and metrics are plain JSON, so the same function fills a chapter's figure and the results
-record written by ``scripts/run_studies.py``.
+record written by ``scripts/run_records.py``.
 """
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ STUDIES: dict[str, Study] = {
 
 def load_or_run(name: str, scale: str) -> dict[str, Any]:
     """The metrics of study ``name`` at ``scale``: from its record when one exists with the current settings,
-    else computed now (without writing a record; ``scripts/run_studies.py`` writes them)."""
+    else computed now (without writing a record; ``scripts/run_records.py`` writes them)."""
     from ..results import read_record
 
     if name not in STUDIES:

@@ -175,7 +175,7 @@ def test_sentences_end_before_quotes_brackets_emphasis_code_and_maths():
         ("The file grid.json holds every cell.", "infrastructure"),
         ("Its sha256 is printed next to it.", "infrastructure"),
         ("It runs on CI after each push.", "infrastructure"),
-        ("Run scripts/run_studies.py to redo it.", "infrastructure"),
+        ("Run scripts/run_records.py to redo it.", "infrastructure"),
         ("Type make book to build the pages.", "infrastructure"),
         ("Set TOKEN_SELECTION_DATA to the folder.", "infrastructure"),
         ("The results are written as json files.", "infrastructure"),

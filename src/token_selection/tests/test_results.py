@@ -332,3 +332,30 @@ def test_a_record_is_dated_in_utc_whatever_the_local_time_zone(records):
 def test_two_seeds_are_enough_for_a_seed_count():
     metrics = {"values": {"shape": "U"}, "per_seed": {"values.shape": ["U", "flat"]}}
     assert TABLE_COLUMNS["E.v shape"].cell({"metrics": metrics}) == "U (1 of 2 seeds)"
+
+
+def test_seed_table_has_one_row_per_seed_in_the_records_order_and_every_kept_column():
+    from token_selection.results import seed_table
+
+    metrics = {"seeds": [3, 0, 7], "test_accuracy": 0.8, "per_seed": {"test_accuracy": [0.8, 0.9, 0.85],
+               "values.shape": ["increasing", "flat", "increasing"]}}  # fmt: skip
+    table = seed_table(metrics)
+    assert list(table.index) == [3, 0, 7] and table.index.name == "seed"
+    assert table.loc[0, "test_accuracy"] == 0.9 and table.loc[7, "values.shape"] == "increasing"
+    assert list(table.columns) == ["test_accuracy", "values.shape"]
+    assert len(seed_table({"seeds": [5], "per_seed": {"p_norm": [1.5]}})) == 1
+
+
+@pytest.mark.parametrize(
+    ("metrics", "named"),
+    [
+        ({"per_seed": {"a": [1]}}, "need 'seeds' and 'per_seed'"),
+        ({"seeds": [0]}, "need 'seeds' and 'per_seed'"),
+        ({"seeds": [0, 1], "per_seed": {"a": [1, 2], "b": [1]}}, r"columns \['b'\] do not hold one value for each"),
+    ],
+)
+def test_seed_table_names_what_a_record_lacks(metrics, named):
+    from token_selection.results import seed_table
+
+    with pytest.raises(ValueError, match=named):
+        seed_table(metrics)

@@ -79,12 +79,22 @@ def test_load_data_prepares_the_settings_dataset_with_its_data_arguments(monkeyp
 def test_record_settings_cover_every_setting_the_experiment_and_the_seeds():
     settings = real_data_settings("full", "imdb", seed=3)
     stored = record_settings("two_layer", "joint", settings, "imdb")
-    assert stored == {**settings.as_dict(), "kind": "two_layer", "mode": "joint", "seed": 0, "seeds": [0, 1, 2]}
+    expected = {**settings.as_dict(), "kind": "two_layer", "mode": "joint", "seed": 0, "seeds": [0, 1, 2]}
+    assert stored == {**expected, "model_revision": 2}, "the two-layer model's second computation is in its settings"
     assert "preset_dataset" not in stored
+    assert "model_revision" not in record_settings("key_query", "joint", settings, "imdb"), "a first revision adds none"
     seeds = (4, 6)
     given = record_settings("one_layer", "frozen_random", settings, "imdb", seeds)
     assert given["seeds"] == [4, 6] and isinstance(given["seeds"], list) and given["seed"] == 4
     assert record_settings("one_layer", "joint", settings, "imdb")["seeds"] == [0, 1, 2, 3, 4]
+
+
+def test_a_checkpoint_of_an_older_computation_is_not_the_current_one():
+    settings = real_data_settings("fast", "imdb")
+    name, configuration = pipeline._checkpoint("two_layer", "joint", settings, _data())
+    assert name.endswith("-two_layer-joint") and configuration["model_revision"] == 2
+    older = {k: v for k, v in configuration.items() if k != "model_revision"}
+    assert pipeline._checkpoint("one_layer", "joint", settings, _data())[1].keys() == older.keys()
 
 
 def test_record_settings_keep_the_preset_dataset_when_the_data_is_another():
@@ -357,9 +367,10 @@ def test_aggregate_seeds_keeps_the_first_run_and_every_seed_value():
 
 
 def test_every_seeded_metric_has_its_bounds_and_a_class_spearman_is_a_rank():
-    from token_selection.real_data.pipeline import SEEDED_BOUNDS, SEEDED_METRICS, seeded_bounds
+    from token_selection.real_data.pipeline import SEEDED_METRICS, seeded_bounds
 
-    assert set(SEEDED_BOUNDS) == set(SEEDED_METRICS)
+    assert SEEDED_METRICS[0] == "test_accuracy" and seeded_bounds("test_accuracy") == (0.0, 1.0)
+    assert seeded_bounds("p_norm") == (0.0, float("inf")) and seeded_bounds("scores.verdict.spearman") == (-1.0, 1.0)
     assert seeded_bounds("classes.3.verdict.spearman") == (-1.0, 1.0) and seeded_bounds("train_seconds")[0] == 0.0
     assert seeded_bounds("not_a_metric") is None
     runs = [{"train_seconds": t} for t in (1.0, 200.0)]  # a t interval over two seeds would reach far below 0

@@ -13,6 +13,7 @@ from token_selection.real_data.registry import (
     OneLayerAttention,
     build_model,
     check_kind_and_mode,
+    revision_setting,
 )
 from token_selection.real_data.two_layer_model import TwoLayerCLSAttention
 
@@ -87,3 +88,10 @@ def test_bad_kinds_and_modes_are_refused_with_what_is_allowed():
         message = f"mode 'one_step_frozen' is defined for kinds ('one_layer',), got {kind!r}"
         with pytest.raises(ValueError, match=re.escape(message)):
             check_kind_and_mode(kind, "one_step_frozen")
+
+
+def test_only_a_changed_computation_has_a_revision_and_an_unknown_kind_is_named():
+    assert revision_setting("two_layer") == {"model_revision": 2}
+    assert [k for k in MODEL_KINDS if revision_setting(k)] == ["two_layer"]
+    with pytest.raises(ValueError, match=r"kind must be one of .*'two_layer'.*, got 'three_layer'"):
+        revision_setting("three_layer")

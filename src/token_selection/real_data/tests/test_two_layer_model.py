@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from token_selection.real_data.two_layer_model import TwoLayerCLSAttention, gather_dot, gather_sum
+from token_selection.real_data.two_layer_model import TwoLayerCLSAttention
 
 
 def reference_logits(model: TwoLayerCLSAttention, X: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -55,17 +55,6 @@ def test_zero_first_query_averages_the_sequence():
     assert torch.allclose(model.attention(X, layer=1), torch.full((3, 6), 1 / 6))
 
 
-def test_primitives_gradients():
-    gen = torch.Generator().manual_seed(0)
-    E = torch.randn(12, 4, dtype=torch.float64, generator=gen, requires_grad=True)
-    H = torch.randn(3, 4, dtype=torch.float64, generator=gen, requires_grad=True)
-    W = torch.rand(3, 5, dtype=torch.float64, generator=gen, requires_grad=True)
-    X = torch.randint(0, 12, (3, 5), generator=gen)
-    assert torch.autograd.gradcheck(lambda E, H: gather_dot(E, X, H), (E, H))
-    assert torch.autograd.gradcheck(lambda E, W: gather_sum(E, X, W), (E, W))
-    assert torch.allclose(gather_dot(E, X, H), (E[X] * H[:, None, :]).sum(-1))
-
-
 def test_gradient_matches_the_written_out_model():
     model = randomised(TwoLayerCLSAttention(25, 5, seed=4, dtype=torch.float64), seed=5)
     X = torch.randint(0, 25, (6, 7), generator=torch.Generator().manual_seed(3))
@@ -75,6 +64,18 @@ def test_gradient_matches_the_written_out_model():
     slow = torch.autograd.grad(reference_logits(model, X, mask).sum(), list(model.parameters()))
     for a, b in zip(fast, slow, strict=True):
         assert torch.allclose(a, b, atol=1e-10)
+
+
+def test_rows_of_tokens_never_seen_get_no_gradient_and_the_seen_ones_do():
+    """X holds ids 0..5 of 11 (5 repeated, padding at the end of one row): the table's other rows get exactly zero."""
+    model = randomised(TwoLayerCLSAttention(11, 3, seed=8, dtype=torch.float64), seed=9)
+    X = torch.tensor([[0, 5, 5, 2], [1, 1, 5, 0], [2, 3, 4, 5], [5, 5, 5, 5]])
+    mask = torch.ones(4, 4, dtype=torch.bool)
+    mask[0, 3] = False
+    (grad_E,) = torch.autograd.grad(model.logits_and_attention(X, mask)[0].sum(), model.E)
+    (expected,) = torch.autograd.grad(reference_logits(model, X, mask).sum(), model.E)
+    assert torch.allclose(grad_E, expected, atol=1e-12)
+    assert torch.all(grad_E[6:] == 0) and torch.all(grad_E[:6].abs().sum(1) > 0)
 
 
 def test_bad_arguments():
@@ -125,26 +126,3 @@ def test_attention_reads_the_requested_layer_in_batches_with_or_without_a_mask()
         model.attention(X, layer=0)
     with pytest.raises(ValueError, match=r"^layer must be 1 or 2, got '2'$"):
         model.attention(X, layer="2")
-
-
-def test_gather_dot_gradient_of_one_input_alone_with_the_top_ids_unseen():
-    """Only E or only H needs a gradient, and X never holds the vocabulary's last ids (their rows get zero)."""
-    gen = torch.Generator().manual_seed(8)
-    V, d = 11, 3
-    E = torch.randn(V, d, dtype=torch.float64, generator=gen)
-    H = torch.randn(4, d, dtype=torch.float64, generator=gen)
-    X = torch.tensor([[0, 5, 5, 2], [1, 1, 5, 0], [2, 3, 4, 5], [5, 5, 5, 5]])  # ids 0..5 of 11, 5 repeated
-    g = torch.randn(4, 4, dtype=torch.float64, generator=gen)
-
-    E_only = E.clone().requires_grad_(True)
-    (grad_E,) = torch.autograd.grad((gather_dot(E_only, X, H) * g).sum(), E_only)
-    E_ref = E.clone().requires_grad_(True)
-    (expected_E,) = torch.autograd.grad(((E_ref[X] * H[:, None, :]).sum(-1) * g).sum(), E_ref)
-    assert grad_E.shape == (V, d) and torch.allclose(grad_E, expected_E, atol=1e-12)
-    assert torch.all(grad_E[6:] == 0) and torch.all(grad_E[:6].abs().sum(1) > 0)
-
-    H_only = H.clone().requires_grad_(True)
-    (grad_H,) = torch.autograd.grad((gather_dot(E, X, H_only) * g).sum(), H_only)
-    H_ref = H.clone().requires_grad_(True)
-    (expected_H,) = torch.autograd.grad(((E[X] * H_ref[:, None, :]).sum(-1) * g).sum(), H_ref)
-    assert torch.allclose(grad_H, expected_H, atol=1e-12)

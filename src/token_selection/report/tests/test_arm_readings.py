@@ -40,7 +40,8 @@ def _arm(mode, seeds, ids=None, dataset="toy", **per_seed):
     per_seed.setdefault("scores.verdict.right_spearman", [0.5 if s == "U-shaped" else math.nan for s in shapes])
     summary = {"test_accuracy": seed_interval(per_seed["test_accuracy"])}
     write_record(f"{dataset}-one_layer-{mode}", "full", protocol="toy", settings={"mode": mode},
-                 metrics={"per_seed": per_seed, "test_accuracy": per_seed["test_accuracy"][0], "n_test": N_TEST,
+                 metrics={"per_seed": per_seed, "seeds": ids or list(range(seeds)),
+                          "test_accuracy": per_seed["test_accuracy"][0], "n_test": N_TEST,
                           "seed_summary": summary, "scores": _scores(shapes[0]), "values": dict(BINS)}, seeds=ids)  # fmt: skip
 
 

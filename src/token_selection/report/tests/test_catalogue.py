@@ -68,10 +68,11 @@ def test_the_catalogue_built_in_a_test_names_each_record_its_scale_command_and_c
     assert [(e.name, e.scale) for e in entries] == [(e.name, e.scale) for e in ENTRIES]
     assert [cat.record_state(e) for e in entries] == ["current"] * len(entries)
     for entry in entries:
-        if entry.name == "report-theory":
-            assert entry.command == f"python -m token_selection.report.theory_claims --scale {entry.scale}"
-        else:
-            assert entry.command == ("make full" if entry.scale == "full" else "make records"), entry
+        assert entry.command == f"scripts/run_records.py --scale {entry.scale} --only {entry.name}", entry
+    groups = {e.name: e.group for e in entries if e.scale == "fast"}
+    assert groups["imdb-one_layer-joint"] == "experiment" and groups["diagnosis-frozen_capacity"] == "diagnosis"
+    assert groups["one_step_direct"] == "diagnosis" and groups["flow_seed_sweep"] == "study"
+    assert groups["report-theory"] == "theory" and set(groups.values()) == set(cat.GROUPS)
     assert cat.catalogue(("full",))[0].scale == "full" and {e.scale for e in cat.catalogue(("fast",))} == {"fast"}
     for name in ("yelp_stars-multiclass-joint", "diagnosis-frozen_capacity", "global_local", "report-theory"):
         assert cat.state_of(name, "full") == "current"
@@ -83,3 +84,47 @@ def test_4_class_yelp_uses_the_yelp_preset():
     for scale in ("fast", "full"):
         assert cat.preset_of("yelp_stars", scale) == real_data_settings(scale, "yelp_polarity")
         assert cat.preset_of("imdb", scale) == real_data_settings(scale, "imdb") != cat.preset_of("yelp_stars", scale)
+
+
+def test_each_entry_writes_its_own_record_at_its_own_scale(tmp_path, monkeypatch):
+    """The one runner calls ``entry.write``: a study and the theory claims write their record at the entry's scale
+    through the producer; an entry built without one refuses and says so."""
+    from token_selection.report import producers
+    from token_selection.studies.registry import STUDIES, Study
+
+    monkeypatch.setenv("TOKEN_SELECTION_RECORDS", str(tmp_path))
+    seen = {}
+
+    def run(settings, track):
+        seen["items"] = list(track(range(3), 3))
+        return {"value": 1.5}
+
+    monkeypatch.setitem(STUDIES, "probe_study", Study(lambda scale: {"scale": scale, "seeds": [0, 2]}, run, "probe"))
+    producers.study("probe_study", "full")(False)
+    record = read_record("probe_study", "full", settings={"scale": "full", "seeds": [0, 2]})
+    assert record["metrics"] == {"value": 1.5} and record["seeds"] == [0, 2] and seen["items"] == [0, 1, 2]
+    assert read_record("probe_study", "fast") is None
+    written = []
+    monkeypatch.setattr(producers.theory_claims, "write_theory_record", written.append)
+    producers.theory("fast")(True, 3)
+    assert written == ["fast"]
+    with pytest.raises(ValueError, match="no producer"):
+        cat.Entry("probe", "fast", dict, "command").write(False, None)
+
+
+def test_an_experiment_runs_the_presets_seeds_capped_by_max_seeds(monkeypatch):
+    from token_selection.report import producers
+
+    calls = []
+    monkeypatch.setattr(producers, "run_seeds", lambda kind, mode, preset, **kw: calls.append((kind, mode, preset, kw)))
+    producers.experiment("imdb", "one_layer", "frozen_random", "full")(False)
+    producers.experiment("yelp_stars", "multiclass", "joint", "full")(False, 2)
+    (kind, mode, preset, kw), (_, _, stars, capped) = calls
+    assert (kind, mode, preset.scale, preset.dataset, kw["seeds"]) == (
+        "one_layer",
+        "frozen_random",
+        "full",
+        "imdb",
+        [0, 1, 2, 3, 4],
+    )
+    assert stars.dataset == "yelp_polarity" and capped["seeds"] == [0, 1], "4-class Yelp: the Yelp preset, two seeds"

@@ -8,6 +8,8 @@ import pytest
 from token_selection.report import converged_arms as ca
 from token_selection.report.measures import real_record
 
+from .record_layout import seeded_record
+
 FITTED = [0.5, 0.2, 0.04]  # under 0.05 nats
 SETTLED = [0.7, 0.66, 0.65, 0.64]  # a 3 % drop over the last quarter
 MOVING = [0.9, 0.6, 0.3, 0.2]
@@ -81,8 +83,8 @@ def _records(joint: dict, one_step: dict) -> dict:
     return {
         ca.CONVERGED: joint,
         ca.CONVERGED_ONE_STEP: one_step,
-        real_record("one_layer"): {"per_seed": {"values.mean_bin_std": [1.0, 1.0]}},
-        real_record("one_layer", "one_step_frozen"): {"per_seed": {"values.mean_bin_std": [2.0, 4.0]}},
+        real_record("one_layer"): {"seeds": [0, 1], "per_seed": {"values.mean_bin_std": [1.0, 1.0]}},
+        real_record("one_layer", "one_step_frozen"): {"seeds": [0, 1], "per_seed": {"values.mean_bin_std": [2.0, 4.0]}},
     }
 
 
@@ -140,9 +142,9 @@ def test_the_mlp_is_set_against_the_one_layer_model_trained_to_the_same_budget()
     for k, rho in enumerate((0.8, 0.9)):
         joint["joint"]["8"][k]["shapes"] = {"values": {"shape": "increasing", "spearman": rho}}
     curve = {"shape": "increasing", "verdict": {"shape": "increasing", "spearman": 0.5, "spearman_ci": [0.4, 0.6]}}
-    mlp = {"per_seed": {"values.verdict.spearman": [0.5, 0.6], "epochs_run": [8, 8]}, "values": curve,
+    mlp = {"seeds": [0, 1], "per_seed": {"values.verdict.spearman": [0.5, 0.6], "epochs_run": [8, 8]}, "values": curve,
            "seed_summary": {"values.verdict.spearman": {"value": 0.55, "low": 0.4, "high": 0.7, "n": 2}}}  # fmt: skip
-    early = {"per_seed": {"values.verdict.spearman": [0.95, 0.97]}, "values": curve}
+    early = seeded_record(*({"values": {**curve, "verdict": {**curve["verdict"], "spearman": r}}} for r in (0.95, 0.97)))
     records = {ca.CONVERGED: joint, real_record("mlp", "joint_converged"): mlp, real_record("one_layer"): early}
     found = ca.weaker_at_budget(records)
     assert found["budget"] == 8 and found["ours"] == [0.4, 0.7]
@@ -193,8 +195,12 @@ def test_ratio_intervals_and_the_reference_stay_within_their_bounds():
     for k, rho in enumerate((0.99, 0.2)):
         joint["joint"]["8"][k]["shapes"] = {"values": {"shape": "increasing", "spearman": rho}}
     curve = {"shape": "increasing", "verdict": {"shape": "increasing", "spearman": 0.5, "spearman_ci": [0.4, 0.6]}}
-    mlp = {"per_seed": {"values.verdict.spearman": [0.5], "epochs_run": [8]}, "values": curve}
-    records = {ca.CONVERGED: joint, real_record("mlp", "joint_converged"): mlp, real_record("one_layer"): {"values": curve}}
+    mlp = seeded_record({"epochs_run": 8, "values": curve})
+    records = {
+        ca.CONVERGED: joint,
+        real_record("mlp", "joint_converged"): mlp,
+        real_record("one_layer"): seeded_record({"values": curve}),
+    }
     high = ca.weaker_at_budget(records)["reference"][1]
     assert high == 1.0  # a Spearman's interval ends at 1 at most
     for k, rho in enumerate((-0.99, -0.2)):

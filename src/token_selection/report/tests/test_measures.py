@@ -28,31 +28,36 @@ from token_selection.report.measures import (
 )
 from token_selection.report.theory_claims import RECORD as THEORY_RECORD
 
+from .record_layout import seeded_record
+
 
 def test_record_names():
     assert real_record("one_layer") == "imdb-one_layer-joint"
     assert real_record("mlp", "frozen_random", "yelp_polarity") == "yelp_polarity-mlp-frozen_random"
 
 
-def test_seeded_prefers_the_seed_summary_and_reads_a_one_seed_record_by_its_dotted_path():
+def test_seeded_reads_the_seed_summary_and_names_a_metric_the_record_lacks():
     summary = {"value": 0.8, "low": 0.7, "high": 0.9, "n": 3, "values": [0.7, 0.8, 0.9]}
     assert seeded({"test_accuracy": 0.1, "seed_summary": {"test_accuracy": summary}}, "test_accuracy") is summary
-    one = seeded({"values": {"mean_bin_std": 2}, "seed_summary": {"other": summary}}, "values.mean_bin_std")
-    assert one == {"value": 2.0, "low": 2.0, "high": 2.0, "n": 1, "values": [2.0]}
-    with pytest.raises(KeyError):
-        seeded({"values": {}}, "values.mean_bin_std")
+    one = seeded(seeded_record({"values": {"mean_bin_std": 2}}), "values.mean_bin_std")
+    assert (one["value"], one["low"], one["high"], one["n"]) == (2.0, 2.0, 2.0, 1)
+    with pytest.raises(KeyError, match="values.mean_bin_std"):
+        seeded({"values": {"mean_bin_std": 2}, "seed_summary": {"other": summary}}, "values.mean_bin_std")
 
 
-def test_per_seed_values_or_the_one_value():
-    assert per_seed({"per_seed": {"a.b": [1, 2]}, "a": {"b": 5}}, "a.b") == [1.0, 2.0]
-    assert per_seed({"per_seed": {"a.b": []}, "a": {"b": 5}}, "a.b") == [5.0]  # an empty list is no list
-    assert per_seed({"a": {"b": 5}}, "a.b") == [5.0]
-    values = per_seed({"seed_summary": {"x": {"value": 1, "low": 0, "high": 2, "n": 2, "values": [0, 2]}}}, "x")
-    assert values == [0.0, 2.0] and all(type(v) is float for v in values)
+def test_per_seed_is_a_column_of_the_seed_table_in_seed_order():
+    record = seeded_record(*({"values": {"mean_bin_std": v}, "test_accuracy": 0.5} for v in (3, 1, 2)), seeds=[4, 0, 7])
+    values = per_seed(record, "values.mean_bin_std")
+    assert values == [3.0, 1.0, 2.0] and all(type(v) is float for v in values)
+    assert per_seed(seeded_record({"test_accuracy": 0.9}), "test_accuracy") == [0.9], "one seed: a table of one row"
+    with pytest.raises(KeyError, match="scores.mean_bin_std"):
+        per_seed(record, "scores.mean_bin_std")
+    with pytest.raises(KeyError, match="values.mean_bin_std"):  # a single run's metrics keep no column of seeds
+        per_seed({"values": {"mean_bin_std": 2}}, "values.mean_bin_std")
 
 
 def test_accuracy_is_the_seed_interval_of_the_test_accuracy():
-    records = {"r": {"test_accuracy": 0.75}}
+    records = {"r": seeded_record({"test_accuracy": 0.75})}
     assert accuracy("r")(records) == seed_interval([0.75])
 
 
@@ -65,7 +70,7 @@ def test_accuracy_adds_the_test_sets_sampling_error_to_the_seeds_spread():
     assert out["value"] == pytest.approx(0.885) and out["n"] == 3 and out["n_test"] == 2500
     assert out["high"] - 0.885 == pytest.approx(math.hypot(seed_half, test_half), rel=1e-6)
     assert out["low"] < summary["low"] and out["high"] > summary["high"]
-    one = accuracy("r")({"r": {"test_accuracy": 0.999, "n_test": 10}})  # one seed: the test set's error alone
+    one = accuracy("r")({"r": seeded_record({"test_accuracy": 0.999, "n_test": 10})})  # one seed: the test set's error alone
     assert one["high"] == 1.0 and one["low"] == pytest.approx(0.999 - 1.959964 * math.sqrt(0.999 * 0.001 / 10), rel=1e-6)
 
 
@@ -129,11 +134,7 @@ def test_accuracy_gap_on_test_sets_of_uneven_sizes():
 
 
 def _runs(test_accuracies, n_test=1000, **extra):
-    values = list(test_accuracies)
-    metrics = {"test_accuracy": values[0], "n_test": n_test, **extra}
-    if len(values) > 1:
-        metrics["per_seed"] = {"test_accuracy": values}
-    return metrics
+    return seeded_record(*({"test_accuracy": a, "n_test": n_test, **extra} for a in test_accuracies))
 
 
 def test_gap_pairs_seeds_when_both_records_have_the_same_several():
@@ -159,22 +160,22 @@ def test_gap_falls_back_to_the_test_set_interval_without_paired_seeds(joint, fro
 
 
 def test_std_ratio_pairs_seeds_and_drops_the_unpaired_ones():
-    path = "values.mean_bin_std"
-    joint = {"values": {"mean_bin_std": 4.0}, "per_seed": {path: [4.0, 6.0, 9.0]}}
-    one_step = {"values": {"mean_bin_std": 2.0}, "per_seed": {path: [2.0, 2.0]}}
+    joint = seeded_record(*({"values": {"mean_bin_std": v}} for v in (4.0, 6.0, 9.0)))
+    one_step = seeded_record(*({"values": {"mean_bin_std": v}} for v in (2.0, 2.0)))
     result = std_ratio("values")({real_record("one_layer"): joint, real_record("one_layer", "one_step_frozen"): one_step})
     assert result["values"] == [2.0, 3.0] and result["n"] == 2
     one = std_ratio("scores")(
         {
-            real_record("one_layer"): {"scores": {"mean_bin_std": 3.0}},
-            real_record("one_layer", "one_step_frozen"): {"scores": {"mean_bin_std": 0.5}},
+            real_record("one_layer"): seeded_record({"scores": {"mean_bin_std": 3.0}}),
+            real_record("one_layer", "one_step_frozen"): seeded_record({"scores": {"mean_bin_std": 0.5}}),
         }
     )
     assert one["value"] == 6.0 and one["n"] == 1
 
 
 def _spearman(ci, summary=None):
-    metrics = {"values": {"shape": "increasing", "verdict": {"spearman": 0.5, "spearman_ci": ci}}}
+    """One seed's metrics (its bootstrap interval ``ci``) as a record; ``summary`` replaces the seed interval."""
+    metrics = seeded_record({"values": {"shape": "increasing", "verdict": {"spearman": 0.5, "spearman_ci": ci}}})
     if summary is not None:
         metrics["seed_summary"] = {"values.verdict.spearman": summary}
     return metrics

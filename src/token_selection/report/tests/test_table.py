@@ -8,12 +8,21 @@ from token_selection.report.claims import CLAIMS
 from token_selection.report.converged_arms import CONVERGED, CONVERGED_ONE_STEP
 from token_selection.report.flow_rows import FLOW_RECORD
 from token_selection.report.measures import accuracy_gap, real_record
-from token_selection.report.table import markdown_table, outcome, paper_cell, records_markdown, report_rows, rewrite_command
+from token_selection.report.table import (
+    markdown_table,
+    outcome,
+    paper_cell,
+    records_markdown,
+    report_frame,
+    report_rows,
+    rewrite_command,
+)
 from token_selection.report.theory_claims import RECORD as THEORY
 from token_selection.report.verdicts import judge
 from token_selection.results import RECORDS_VARIABLE, write_record
 
 from .flow_fixtures import flow_metrics
+from .record_layout import seeded_record
 
 SOURCE_TAGS = ("abstract", "discussion", "inferred")
 
@@ -59,23 +68,25 @@ def _curve(shape: str, low: float, high: float, std: float) -> dict:
 
 
 def test_rows_read_records_and_say_how_to_produce_missing_ones(records):
-    joint = {
-        "test_accuracy": 0.93,  # with the test set's error, [0.919, 0.941]: within 0.05 of the paper's 0.95
-        "n_test": 2000,
-        "values": _curve("increasing", 0.8, 0.9, 2.0),
-        "scores": _curve("U-shaped", -0.1, 0.1, 3.0),
-    }
+    joint = seeded_record(
+        {
+            "test_accuracy": 0.93,  # with the test set's error, [0.919, 0.941]: within 0.05 of the paper's 0.95
+            "n_test": 2000,
+            "values": _curve("increasing", 0.8, 0.9, 2.0),
+            "scores": _curve("U-shaped", -0.1, 0.1, 3.0),
+        }
+    )
     write_record(real_record("one_layer"), "fast", protocol="joint run", settings={}, metrics=joint)
-    frozen = {"test_accuracy": 0.7, "n_test": 2000}
+    frozen = seeded_record({"test_accuracy": 0.7, "n_test": 2000})
     write_record(real_record("one_layer", "frozen_random"), "fast", protocol="frozen run", settings={}, metrics=frozen)
-    step = {"values": _curve("flat", -0.1, 0.1, 0.25), "scores": _curve("flat", -0.1, 0.1, 1.0)}
+    step = seeded_record({"values": _curve("flat", -0.1, 0.1, 0.25), "scores": _curve("flat", -0.1, 0.1, 1.0)})
     write_record(real_record("one_layer", "one_step_frozen"), "fast", protocol="one step run", settings={}, metrics=step)
     write_record(
         real_record("mlp", "joint_converged"),
         "fast",
         protocol="mlp run",
         settings={},
-        metrics={"values": _curve("increasing", 0.5, 0.6, 1.0), "epochs_run": 16},
+        metrics=seeded_record({"values": _curve("increasing", 0.5, 0.6, 1.0), "epochs_run": 16}),
     )
     by_key = {claim.key: claim for claim in CLAIMS}
     trained_value = by_key["trained_accuracy"].measure({real_record("one_layer"): joint})
@@ -115,8 +126,8 @@ def test_rows_read_records_and_say_how_to_produce_missing_ones(records):
     old = outcome(by_key["mlp_scores"], "fast")  # the mlp record has no scores
     assert old.ours == "not measured" and "'scores'" in old.why
     theory = outcome(by_key["one_step_alignment"], "full")
-    assert theory.verdict == "not run" and "token_selection.report.theory_claims" in theory.why
-    table = markdown_table(report_rows())
+    assert theory.verdict == "not run" and "scripts/run_records.py --scale full --only report-theory" in theory.why
+    table = markdown_table(report_frame(report_rows()))
     assert table.count("\n") == len(CLAIMS) + 1 and "ours (fast)" in table and "verdict (full)" in table
     assert "joint run" in records_markdown()
     write_record(real_record("mlp", "joint_converged"), "fast", protocol="V words plus <pad> and <unk>", settings={}, metrics={})
@@ -144,15 +155,16 @@ def test_flow_record_is_read_and_a_missing_one_says_how_to_write_it(records):
     assert outcome(by_key["global"], "fast").verdict == "not reproduced"  # 2 of 5 at d = 512 decides
     write_record(FLOW_RECORD, "fast", protocol="flow", settings={}, metrics={"discretisations": ["euler_1"]})
     assert outcome(by_key["global"], "fast").ours == "not measured"  # a record without the sweep's dimensions
-    assert rewrite_command(FLOW_RECORD, "full") == f"scripts/run_studies.py --scale full --only {FLOW_RECORD} --force"
+    assert rewrite_command(FLOW_RECORD, "full") == f"scripts/run_records.py --scale full --only {FLOW_RECORD} --rerun"
 
 
 def test_verdict_table_points_unreproduced_rows_to_their_reasons(records):
     from token_selection.report.table import verdict_table, why_list
 
-    write_record(real_record("one_layer"), "fast", protocol="p", settings={}, metrics={"test_accuracy": 0.5, "n_test": 100})
+    metrics = seeded_record({"test_accuracy": 0.5, "n_test": 100})
+    write_record(real_record("one_layer"), "fast", protocol="p", settings={}, metrics=metrics)
     by_key = {claim.key: claim for claim in CLAIMS}
-    rows = report_rows([by_key["trained_accuracy"], by_key["one_step_alignment"]], scales=("fast",))
+    rows = report_frame(report_rows([by_key["trained_accuracy"], by_key["one_step_alignment"]], scales=("fast",)))
     table = verdict_table(rows, "fast")
     assert table.splitlines()[0] == "| # | claim | source | ours | verdict |"
     assert "**not reproduced** (why: 1 below)" in table and "**not run** (why: 2 below)" in table
@@ -177,7 +189,7 @@ def test_a_record_written_before_a_metric_existed_is_named_with_the_command_that
 def test_the_theory_record_is_written_again_by_its_own_command(scale):
     from token_selection.report.table import rewrite_command
 
-    assert rewrite_command(THEORY, scale) == f"python -m token_selection.report.theory_claims --scale {scale}"
+    assert rewrite_command(THEORY, scale) == f"scripts/run_records.py --scale {scale} --only {THEORY} --rerun"
     assert rewrite_command("diagnosis-converged_joint", scale) == (
         f"scripts/run_records.py --scale {scale} --only diagnosis-converged_joint --rerun"
     )

@@ -13,6 +13,7 @@ from token_selection.report.measures import real_record
 from token_selection.results import RECORDS_VARIABLE, write_record
 
 from .flow_fixtures import flow_metrics
+from .record_layout import seeded_record
 
 BY_KEY = {claim.key: claim for claim in CLAIMS}
 
@@ -26,9 +27,11 @@ def records(tmp_path, monkeypatch):
 def test_produce_command_names_the_command_for_each_kind_of_record():
     theory = tb.produce_command("report-theory", "full")
     assert theory.startswith("No full-scale record 'report-theory' yet (token_selection/records/report-theory.full.json)")
-    assert theory.endswith("Produce it with: python -m token_selection.report.theory_claims --scale full")
-    assert tb.produce_command("diagnosis-shape_budget", "full").endswith("Produce it with: make full")
-    assert tb.produce_command("diagnosis-shape_budget", "fast").endswith("Produce it with: make records")
+    assert theory.endswith("Produce it with: make full (scripts/run_records.py --scale full --only report-theory)")
+    shape = "Produce it with: make {} (scripts/run_records.py --scale {} --only diagnosis-shape_budget)"
+    assert tb.produce_command("diagnosis-shape_budget", "full").endswith(shape.format("full", "full"))
+    assert tb.produce_command("diagnosis-shape_budget", "fast").endswith(shape.format("records", "fast"))
+    assert tb.produce_command("flow_seed_sweep", "fast").endswith("--only flow_seed_sweep)"), "a study: the same runner"
     real = tb.produce_command("imdb-one_layer-joint", "fast")
     assert real.startswith("No fast-scale record 'imdb-one_layer-joint' yet") and "Produce it with:" in real
 
@@ -48,11 +51,11 @@ def test_markdown_table_escapes_pipes_and_line_breaks_and_shows_each_scale():
     claim = dataclasses.replace(BY_KEY["selection"], statement="a | b\nc")
     outcomes = {"fast": _outcome("0.5", "reproduced", "x >= y"), "full": _outcome("not run", "not run", "how")}
     row = tb.ReportRow(claim, "p", outcomes)
-    lines = tb.markdown_table([row]).splitlines()
+    lines = tb.markdown_table(tb.report_frame([row])).splitlines()
     assert lines[0] == "| # | claim | tag: source | paper | ours (fast) | verdict (fast) | ours (full) | verdict (full) |"
     assert lines[1] == "|---|---|---|---|---|---|---|---|"
     assert lines[2] == "| 1 | a \\| b c | [abstract] abstract | p | 0.5 | **reproduced**: x >= y | not run | not run |"
-    assert tb.markdown_table([]).splitlines()[0].endswith("| ours (full) | verdict (full) |")
+    assert tb.markdown_table(tb.report_frame([])).splitlines()[0].endswith("| ours (full) | verdict (full) |")
 
 
 def test_protocols_and_verdict_list_in_full():
@@ -62,14 +65,14 @@ def test_protocols_and_verdict_list_in_full():
     selection = BY_KEY["selection"]
     assert protocols[0] == f"1. **selection**: {selection.protocol}. Rule: {selection.rule.describe()}."
     assert protocols[1].startswith("2. **max_margin**: among the seeds of the selection row")
-    table = tb.verdict_table(rows).splitlines()
+    table = tb.verdict_table(tb.report_frame(rows)).splitlines()
     assert table[2].endswith("| 0.999 | **reproduced** |") and table[3].endswith("| 0.9 | **partly** (why: 2 below) |")
     statement = "After p is trained to convergence, the softmax selects the important tokens"
     assert table[2].startswith(f"| 1 | {statement} | [abstract] abstract |")
     several = [rows[0], tb.ReportRow(BY_KEY["several_relevant"], "p", {"full": _outcome("0.9", "partly", "the mean")})]
-    assert tb.why_list(several) == "- **Row 2** (partly: the mean).", "no diagnosis speaks to it: nothing after"
+    assert tb.why_list(tb.report_frame(several)) == "- **Row 2** (partly: the mean).", "no diagnosis speaks to it: nothing after"
     spread = tb.ReportRow(BY_KEY["std_ratio_values"], "p", {"full": _outcome("2x", "partly", "not within")})
-    (line,) = tb.why_list([spread]).splitlines()
+    (line,) = tb.why_list(tb.report_frame([spread])).splitlines()
     assert line.startswith("- **Row 1** (partly: not within).") and "*The spread ratios*" in line
 
 
@@ -83,7 +86,7 @@ def test_records_list_names_each_record_once_with_its_date_and_machine(records):
 
 
 def test_a_stale_record_is_shown_as_stale_with_its_command(records, monkeypatch):
-    metrics = {"test_accuracy": 0.9, "n_test": 1000}
+    metrics = seeded_record({"test_accuracy": 0.9, "n_test": 1000})
     write_record(real_record("one_layer"), "full", protocol="p", settings={}, metrics=metrics)
     monkeypatch.setattr(tb, "state_of", lambda name, scale: "stale")
     shown = tb.outcome(BY_KEY["trained_accuracy"], "full")
@@ -119,15 +122,31 @@ def _rows_with(verdicts: dict[str, str], scale: str = "full") -> list:
 def test_verdict_counts_count_the_paper_claims_alone():
     rows = _rows_with({"selection": "partly", "trained_accuracy": "reproduced", "joint_scores": "reproduced",
                        "frozen_gap": "not reproduced", "yelp_stars": "not run", "mlp_scores": "not tested"})  # fmt: skip
-    counts = tb.verdict_counts(rows, "full")
+    counts = tb.verdict_counts(tb.report_frame(rows), "full")
     assert counts == {"reproduced": 1, "partly": 1, "not reproduced": 1, "not tested": 1, "not run": 1, "claims": 5}, (
         "the inferred row (joint_scores) is ours, not a claim of the paper"
     )
-    assert tb.verdict_counts(_rows_with({"selection": "reproduced"}, "fast"), "fast")["reproduced"] == 1
+    assert tb.verdict_counts(tb.report_frame(_rows_with({"selection": "reproduced"}, "fast")), "fast")["reproduced"] == 1
 
 
 def test_a_statement_with_cls_keeps_it_in_both_tables():
     row = tb.ReportRow(BY_KEY["max_margin"], "p", {"full": _outcome("x", "reproduced", "ok")})
     assert "<cls>" in BY_KEY["max_margin"].statement
-    for table in (tb.markdown_table([row]), tb.verdict_table([row])):
+    for table in (tb.markdown_table(tb.report_frame([row])), tb.verdict_table(tb.report_frame([row]))):
         assert "The trained &lt;cls&gt; embedding p" in table and "<cls>" not in table
+
+
+def test_the_report_frame_has_one_row_per_claim_and_scale_numbered_in_order():
+    first = {"fast": _outcome("1", "reproduced", "ok"), "full": _outcome("0.5", "partly", "m")}
+    second = {"fast": _outcome("x", "not run", "how"), "full": _outcome("y", "reproduced", "ok")}
+    rows = [tb.ReportRow(BY_KEY["selection"], "p", first), tb.ReportRow(BY_KEY["joint_scores"], "", second)]
+    frame = tb.report_frame(rows)
+    assert list(frame.columns) == list(tb.REPORT_COLUMNS) and len(frame) == 4
+    assert frame["row"].tolist() == [1, 1, 2, 2] and frame["scale"].tolist() == ["fast", "full", "fast", "full"]
+    assert frame.loc[3, "key"] == "joint_scores" and frame.loc[3, "tag"] == "inferred" and frame.loc[1, "verdict"] == "partly"
+    assert tb.verdict_counts(frame, "full") == {"reproduced": 0, "partly": 1, "not reproduced": 0, "not tested": 0,
+                                                 "not run": 0, "claims": 1}  # fmt: skip
+    table = tb.markdown_table(frame).splitlines()
+    assert table[2].endswith("| 1 | **reproduced**: ok | 0.5 | **partly**: m |") and table[3].endswith(
+        "| not run | y | **reproduced**: ok |"
+    )

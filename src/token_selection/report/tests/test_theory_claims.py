@@ -174,19 +174,24 @@ def test_record_settings_follow_every_setting_and_the_scale(monkeypatch):
         tc.record_settings("medium")
 
 
-def test_main_writes_the_record_then_skips_it_until_a_setting_changes(monkeypatch, tmp_path):
+def test_the_record_is_written_at_its_scale_and_is_stale_once_a_setting_changes(monkeypatch, tmp_path):
+    from token_selection.report.catalogue import catalogue, record_state
+
     monkeypatch.setenv(RECORDS_VARIABLE, str(tmp_path))
     calls = []
     monkeypatch.setattr(tc, "theory_metrics", lambda scale: calls.append(scale) or {"multiclass_corr": 0.5})
-    assert tc.main("fast") == f"wrote {tmp_path / 'report-theory.fast.json'}"
+    (entry,) = [e for e in catalogue(("fast",)) if e.name == tc.RECORD]
+    assert record_state(entry) == "missing"
+    assert tc.write_theory_record("fast") == tmp_path / "report-theory.fast.json" and calls == ["fast"]
     record = read_record(tc.RECORD, "fast", settings=tc.record_settings("fast"))
     assert record is not None and record["metrics"] == {"multiclass_corr": 0.5}
     assert record["seeds"] == [0, 1, 2, 3, 4] and record["protocol"] == tc.protocol("fast")
-    assert tc.main("fast") == "report-theory (fast): record up to date, skipped" and calls == ["fast"]
+    assert record_state(entry) == "current", "the one runner skips it"
     monkeypatch.setattr(tc, "DIRECTION_COSINE", 0.99)
-    assert tc.main("fast").startswith("wrote ") and len(calls) == 2, "a record under other settings was taken as current"
+    assert record_state(entry) == "stale", "a record under other settings was taken as current"
+    entry.write(False, None)
     stored = json.loads((tmp_path / "report-theory.fast.json").read_text())
-    assert stored["settings"]["direction_cosine"] == 0.99 and stored["scale"] == "fast"
+    assert stored["settings"]["direction_cosine"] == 0.99 and stored["scale"] == "fast" and calls == ["fast", "fast"]
     assert not (tmp_path / "report-theory.full.json").exists()
 
 

@@ -1,4 +1,4 @@
-"""Tests of the studies' building blocks (the experiments themselves run in the chapters and scripts/run_studies.py)."""
+"""Tests of the studies' building blocks (the experiments themselves run in the chapters and scripts/run_records.py)."""
 
 from __future__ import annotations
 
