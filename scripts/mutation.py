@@ -123,7 +123,6 @@ MODULES: dict[str, list[str]] = {
     "explorer/exercises.py": _tests("explorer", "test_exercises"),
     "explorer/step_slider.py": _tests("explorer", "test_step_slider"),
     # the report
-    "report/paper_numbers.py": _tests("report", "test_paper_numbers"),
     "report/binned.py": _tests("report", "test_binned", "test_binned_mutants"),
     "report/measures.py": _tests("report", "test_measures", "test_table", "test_exercise_checks"),
     "report/exercise_checks.py": _tests("report", "test_exercise_checks", "test_exercise_cases"),

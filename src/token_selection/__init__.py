@@ -110,7 +110,7 @@ _EXPORTS: dict[str, str] = {
     "make_synthetic": "theory.synthetic",
     "DIRECTION_COSINE": "theory.thresholds",
     "SELECTED_ATTENTION": "theory.thresholds",
-    "TrainingHistory": "theory.training",
+    "PTrainingHistory": "theory.training",
     "train_cls": "theory.training",
 }
 
@@ -184,4 +184,4 @@ if TYPE_CHECKING:  # the same names, for type checkers and editors (re-exported:
     from .theory.shape import ShapeVerdict, classify_binned, classify_shape
     from .theory.synthetic import REFERENCE_CASE, ReferenceCase, SyntheticData, make_synthetic
     from .theory.thresholds import DIRECTION_COSINE, SELECTED_ATTENTION
-    from .theory.training import TrainingHistory, train_cls
+    from .theory.training import PTrainingHistory, train_cls

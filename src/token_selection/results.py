@@ -25,11 +25,11 @@ import pandas as pd
 
 from ._version import __version__
 from .machine import machine_description
+from .scale import SCALES
 
 RECORD_VERSION = 1
 """Bump when the layout of a record changes."""
 RECORDS_VARIABLE = "TOKEN_SELECTION_RECORDS"
-SCALES = ("fast", "full")
 
 
 class Record(TypedDict):

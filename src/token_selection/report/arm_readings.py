@@ -16,12 +16,11 @@ import pandas as pd
 
 from ..intervals import seed_interval, show_interval
 from ..results import read_record
+from ..sources import FROZEN_ACCURACY, ONE_STEP_STD_RATIO_SCORES, ONE_STEP_STD_RATIO_VALUES, TRAINED_ACCURACY
 from ..theory.shape_effect import ShapeReading
 from .binned import binned_from_record, scale_free_spread
 from .converged_arms import CONVERGED, CONVERGED_ONE_STEP, converged_std_ratio
-from .measures import accuracy as accuracy_interval
-from .measures import per_seed, real_record, std_ratio
-from .paper_numbers import FROZEN_ACCURACY, ONE_STEP_STD_RATIO_SCORES, ONE_STEP_STD_RATIO_VALUES, TRAINED_ACCURACY
+from .measures import accuracy_interval, per_seed, real_record, std_ratio
 from .shape_readings import bin_shapes, seed_readings
 
 MODES = ("joint", "one_step_frozen", "frozen_random")
@@ -59,7 +58,7 @@ def arm_differences(dataset: str, scale: str = "full") -> dict[str, Any] | None:
     same budget: ``converged_arms.converged_std_ratio``; absent where its records are); ``step_readings``,
     ``control_readings``, ``step_bins``, ``control_bins`` (``one_step_readings``); ``accuracy`` (mode -> seed
     interval of test accuracy widened by the test set's sampling error, as the report gives it:
-    ``measures.accuracy``); ``gaps`` (mode -> points from the rebuttal's level); ``step_minus_frozen`` (seed interval
+    ``measures.accuracy_interval``); ``gaps`` (mode -> points from the rebuttal's level); ``step_minus_frozen`` (seed interval
     of one step then freezing minus E frozen at random, accuracy points, paired by seed; None when the two arms ran
     other seeds); ``seeds`` (the joint arm's number of seeds) and ``seed_ids`` (the one-step arm's seeds).
     """

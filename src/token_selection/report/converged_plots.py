@@ -11,8 +11,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ..real_data.converged import FIT_LOSS
+from ..sources import ONE_STEP_STD_RATIO_SCORES, ONE_STEP_STD_RATIO_VALUES
 from .converged_arms import converged_table, ratio_intervals
-from .paper_numbers import ONE_STEP_STD_RATIO_SCORES, ONE_STEP_STD_RATIO_VALUES
 
 ARM_STYLE = {"joint": ("tab:blue", "-", "joint"), "one_step": ("tab:orange", "--", "one step, then p and v")}
 QUANTITY_STYLE = {

@@ -48,7 +48,7 @@ def per_seed(metrics: dict[str, Any], path: str) -> list[float]:
     return seed_table(metrics)[path].astype(float).tolist()
 
 
-def accuracy(record: str) -> Callable[[Records], dict]:
+def accuracy_interval(record: str) -> Callable[[Records], dict]:
     """Test accuracy of a record as a seed interval widened by the test set's sampling error.
 
     Every seed is scored on the same ``n_test`` reviews, so the test set's own sampling error is common to the seeds

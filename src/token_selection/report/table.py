@@ -16,14 +16,13 @@ import pandas as pd
 from ..real_data.arms import markdown_text
 from ..real_data.pipeline import missing_message
 from ..results import missing_record_message, read_record
+from ..scale import SCALES
 from ..theory.shape import classify_shape
 from ..theory.shape_effect import read_shape
 from .catalogue import COMMAND, state_of
 from .claims import CLAIMS, Claim
 from .shape_readings import arms_words
 from .verdicts import VERDICTS, judge
-
-SCALES = ("fast", "full")
 
 
 def produce_command(record: str, scale: str) -> str:

@@ -14,7 +14,7 @@ import numpy as np
 import torch
 
 from ..validation import ArrayLike
-from .training import TrainingHistory
+from .training import PTrainingHistory
 
 if TYPE_CHECKING:  # matplotlib is imported only by the code that draws
     from matplotlib.axes import Axes
@@ -117,14 +117,14 @@ def plot_against_importance(
 
 def plot_training_curves(
     axes: Sequence[Axes],
-    histories: Mapping[str, TrainingHistory],
+    histories: Mapping[str, PTrainingHistory],
     quantities: Sequence[str] = ("cosine", "min_relevant_attention"),
     *,
     log_y: Sequence[str] = ("p_norm", "grad_norm"),
 ) -> None:
     """One panel per quantity, one curve per history, against the step on a log axis.
 
-    histories: label -> ``TrainingHistory`` from ``train_cls``; quantities: names of its
+    histories: label -> ``PTrainingHistory`` from ``train_cls``; quantities: names of its
     series (keys of ``TRAINING_QUANTITIES``). The x axis is ``step + 1`` so that step 0
     shows on the log axis. Quantities named in ``log_y`` get a log y axis.
     """
@@ -134,7 +134,7 @@ def plot_training_curves(
     if unknown:
         raise ValueError(f"unknown quantities {unknown}; allowed: {sorted(TRAINING_QUANTITIES)}")
     if not histories:
-        raise ValueError("histories must hold at least one TrainingHistory")
+        raise ValueError("histories must hold at least one PTrainingHistory")
     for ax, quantity in zip(axes, quantities, strict=True):
         for label, history in histories.items():
             series = history.as_arrays()

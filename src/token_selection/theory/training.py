@@ -26,7 +26,7 @@ ROUNDING_FACTOR = 100.0
 
 
 @dataclass
-class TrainingHistory:
+class PTrainingHistory:
     """Diagnostics of ``train_cls`` at log-spaced steps (arrays of equal length).
 
     step: steps completed; p_norm: |p|; loss: logistic loss; cosine: cos(p, reference)
@@ -68,7 +68,7 @@ def train_cls(
     relevant: ArrayLike | None = None,
     log_points: int = 60,
     rounding_factor: float | None = None,
-) -> TrainingHistory:
+) -> PTrainingHistory:
     """Train ``model.p`` by full-batch GD (``"gd"``) or normalised GD (``"normalized"``).
 
     X: (n, T) ids; y: (n,) labels; mask, relevant: (n, T) bool or None;
@@ -104,7 +104,7 @@ def train_cls(
     p = model.p.detach().double().clone()
     flat_X, n, V = X.reshape(-1), X.shape[0], model.vocab_size
     record = log_spaced_steps(steps, log_points)
-    history = TrainingHistory()
+    history = PTrainingHistory()
     eps = torch.finfo(torch.float64).eps
 
     for t in range(steps + 1):
@@ -136,7 +136,7 @@ def train_cls(
 
 
 def _record(
-    history: TrainingHistory,
+    history: PTrainingHistory,
     t: int,
     p: torch.Tensor,
     q: torch.Tensor,

@@ -11,8 +11,8 @@ from scipy import stats
 from token_selection.intervals import seed_interval
 from token_selection.report import measures
 from token_selection.report.measures import (
-    accuracy,
     accuracy_gap,
+    accuracy_interval,
     gap,
     per_seed,
     real_record,
@@ -58,19 +58,21 @@ def test_per_seed_is_a_column_of_the_seed_table_in_seed_order():
 
 def test_accuracy_is_the_seed_interval_of_the_test_accuracy():
     records = {"r": seeded_record({"test_accuracy": 0.75})}
-    assert accuracy("r")(records) == seed_interval([0.75])
+    assert accuracy_interval("r")(records) == seed_interval([0.75])
 
 
 def test_accuracy_adds_the_test_sets_sampling_error_to_the_seeds_spread():
     summary = seed_interval([0.88, 0.885, 0.89])
     records = {"r": {"test_accuracy": 0.88, "n_test": 2500, "seed_summary": {"test_accuracy": summary}}}
-    out = accuracy("r")(records)
+    out = accuracy_interval("r")(records)
     test_half = 1.959964 * math.sqrt(0.885 * 0.115 / 2500)
     seed_half = summary["high"] - 0.885
     assert out["value"] == pytest.approx(0.885) and out["n"] == 3 and out["n_test"] == 2500
     assert out["high"] - 0.885 == pytest.approx(math.hypot(seed_half, test_half), rel=1e-6)
     assert out["low"] < summary["low"] and out["high"] > summary["high"]
-    one = accuracy("r")({"r": seeded_record({"test_accuracy": 0.999, "n_test": 10})})  # one seed: the test set's error alone
+    one = accuracy_interval("r")(
+        {"r": seeded_record({"test_accuracy": 0.999, "n_test": 10})}
+    )  # one seed: the test set's error alone
     assert one["high"] == 1.0 and one["low"] == pytest.approx(0.999 - 1.959964 * math.sqrt(0.999 * 0.001 / 10), rel=1e-6)
 
 

@@ -40,7 +40,7 @@ def test_claims_are_unique_tagged_and_cited():
             assert claim.source.startswith("our reading") and "no source states it" in claim.source
 
 
-def test_paper_numbers_in_claims_come_from_paper_numbers():
+def test_the_paper_column_of_the_claims_comes_from_the_sources_numbers():
     text = {claim.key: claim.paper for claim in CLAIMS}
     assert text["trained_accuracy"].startswith("about 95%") and text["frozen_gap"] == "23 points"
     assert text["std_ratio_values"] == "about 8x" and text["std_ratio_scores"] == "about 6x"

@@ -76,8 +76,8 @@ def test_plot_training_curves_uses_log_steps(reference_case):
         (lambda ax: plot_against_importance(ax, [0.1, 0.2], [1.0, 2.0], [2, 0]), "token_class"),
         (lambda ax: plot_against_importance(ax, [0.1, 0.2], [1.0, 2.0], [1, 0], sizes=[-1.0, 1.0]), "sizes"),
         (lambda ax: plot_training_curves([ax], {}, ("cosine",)), "at least one"),
-        (lambda ax: plot_training_curves([ax], {"a": ts.TrainingHistory()}, ("accuracy",)), "unknown quantities"),
-        (lambda ax: plot_training_curves([ax], {"a": ts.TrainingHistory()}, ("cosine", "loss")), "one axis per quantity"),
+        (lambda ax: plot_training_curves([ax], {"a": ts.PTrainingHistory()}, ("accuracy",)), "unknown quantities"),
+        (lambda ax: plot_training_curves([ax], {"a": ts.PTrainingHistory()}, ("cosine", "loss")), "one axis per quantity"),
     ],
 )
 def test_bad_input_raises_value_error(ax, call, message):
@@ -85,10 +85,10 @@ def test_bad_input_raises_value_error(ax, call, message):
         call(ax)
 
 
-def _history(scale: float) -> ts.TrainingHistory:
+def _history(scale: float) -> ts.PTrainingHistory:
     """A hand-made history of four recorded steps (0, 1, 10, 100), every series scaled by ``scale``."""
     series = [0.5, 1.0, 2.0, 4.0]
-    return ts.TrainingHistory(
+    return ts.PTrainingHistory(
         step=[0, 1, 10, 100],
         **{name: [scale * v for v in series] for name in ("p_norm", "loss", "cosine", "grad_norm")},
         min_relevant_attention=[scale * v / 8 for v in series],
@@ -136,7 +136,7 @@ def test_training_curve_errors_name_what_is_allowed(ax):
     assert str(unknown.value) == f"unknown quantities ['accuracy']; allowed: {sorted(TRAINING_QUANTITIES)}"
     with pytest.raises(ValueError) as empty:
         plot_training_curves([ax], {}, ("cosine",))
-    assert str(empty.value) == "histories must hold at least one TrainingHistory"
+    assert str(empty.value) == "histories must hold at least one PTrainingHistory"
 
 
 def test_loglog_fit_draws_the_points_and_fifty_points_of_the_power_law(ax):
