@@ -63,11 +63,16 @@ def as_interval(value: float | dict) -> dict:
     return seed_interval([float(value)])
 
 
-def show_interval(interval: dict, fmt: str = "{:.3g}", scale: float = 1.0, unit: str = "") -> str:
-    """``mean [low, high]unit (n seeds)``, or ``valueunit (one seed)``: each number times ``scale`` in format ``fmt``,
-    the unit written once, after the interval."""
+def show_interval(interval: dict, fmt: str = "{:.3g}", scale: float = 1.0, unit: str = "", *, basis: str | None = None) -> str:
+    """The one way the course prints an interval: ``mean [low, high]unit (basis)``, each number times ``scale`` in
+    format ``fmt``, the unit written once, after the interval.
+
+    basis None: ``(n seeds)``, and a one-seed interval as ``valueunit (one seed)``; basis "": nothing after the
+    interval (a table whose header says what it is over), a one-seed interval as its value alone; any other text: the
+    interval whatever ``n`` (a Wilson interval, an interval from a test set's size), followed by ``(basis)``."""
     value = fmt.format(scale * interval["value"])
-    if interval["n"] == 1:
-        return f"{value}{unit} (one seed)"
+    if not basis and interval["n"] == 1:
+        return f"{value}{unit}" + (" (one seed)" if basis is None else "")
     low, high = fmt.format(scale * interval["low"]), fmt.format(scale * interval["high"])
-    return f"{value} [{low}, {high}]{unit} ({interval['n']} seeds)"
+    after = f" ({interval['n']} seeds)" if basis is None else f" ({basis})" if basis else ""
+    return f"{value} [{low}, {high}]{unit}{after}"

@@ -24,6 +24,7 @@ from typing import Any, TypedDict
 import pandas as pd
 
 from ._version import __version__
+from .intervals import show_interval
 from .machine import machine_description
 from .scale import SCALES
 
@@ -178,8 +179,7 @@ class TableColumn:
         metrics = record["metrics"]
         interval = metrics.get("seed_summary", {}).get(self.path)
         if interval is not None and interval["n"] > 1:
-            low, high = (format_value(interval[k], self.fmt).removesuffix(" %") for k in ("low", "high"))
-            return f"{format_value(interval['value'], self.fmt)} [{low}, {high}]"
+            return show_interval(interval, *INTERVAL_FORMATS[self.fmt], basis="")
         if shape_cell is not None and self.fmt == "text" and self.path in SHAPE_PATHS:
             read = shape_cell(metrics, self.path.removesuffix(".shape"))
             if read is not None:
@@ -198,6 +198,16 @@ class TableColumn:
 SHAPE_PATHS = ("values.shape", "scores.shape")
 """The shape columns: a table given a ``shape_cell`` reader (``theory.shape_effect.shape_cell``) reads them with the
 effect size, as every page reads a shape."""
+
+
+INTERVAL_FORMATS = {
+    "percent": ("{:.1f}", 100.0, " %"),
+    "signed": ("{:+.2f}", 1.0, ""),
+    "float": ("{:.3g}", 1.0, ""),
+    "int": ("{:,.0f}", 1.0, ""),
+    "seconds": ("{:.0f}", 1.0, ""),
+}
+"""Each number format of ``format_value`` as ``show_interval``'s (fmt, scale, unit), for a seed interval in a table."""
 
 
 def format_value(value: Any, fmt: str) -> str:

@@ -28,7 +28,7 @@ from typing import Any
 
 import torch
 
-from ..intervals import seed_interval
+from ..intervals import seed_interval, show_interval
 from ..theory.model import masked_softmax
 from ..validation import check_positive_int
 from .encoding import EncodedSplit
@@ -297,8 +297,7 @@ def selection_frame(metrics: dict[str, Any], dataset: str):
     numbers = page_numbers(metrics, dataset)
 
     def shown(interval: dict[str, Any], scale: float, digits: int) -> str:
-        value, low, high = (f"{scale * interval[key]:.{digits}f}" for key in ("value", "low", "high"))
-        return value if interval["n"] == 1 else f"{value} [{low}, {high}]"
+        return show_interval(interval, f"{{:.{digits}f}}", scale, basis="")
 
     rows = {
         ROW_LABELS.get(arm, arm): {

@@ -59,9 +59,8 @@ def show_converged_ratio(interval: dict) -> str:
 
 def show_gap(value: dict) -> str:
     """An accuracy gap in points with its interval, and over how many seeds."""
-    return f"{value['value']:.1f} points [{value['low']:.1f}, {value['high']:.1f}]" + (
-        f" over {value['n']} seeds" if value["n"] > 1 else " (one seed; interval from the test-set sizes)"
-    )
+    basis = None if value["n"] > 1 else "one seed; interval from the test-set sizes"
+    return show_interval(value, "{:.1f}", 1, " points", basis=basis)
 
 
 def show_spearman(value: dict) -> str:

@@ -224,11 +224,8 @@ def share_interval(passed: int, trials: int, confidence: float = CONFIDENCE) -> 
 
 
 def show_share(share: dict) -> str:
-    """``passed of n seeds (value %, Wilson 95% [low, high] %)``, percentages without decimals."""
-    return (
-        f"{share['passed']} of {share['n']} seeds ({100 * share['value']:.0f} %, "
-        f"Wilson 95% [{100 * share['low']:.0f}, {100 * share['high']:.0f}] %)"
-    )
+    """``passed of n seeds: value [low, high] % (Wilson 95%)``, percentages without decimals."""
+    return f"{share['passed']} of {share['n']} seeds: " + show_interval(share, "{:.0f}", 100, " %", basis="Wilson 95%")
 
 
 def one_step_on_reviews(records: Records) -> dict:
@@ -250,11 +247,16 @@ def one_step_on_reviews(records: Records) -> dict:
     return max(found, key=lambda f: max(abs(f["low"]), abs(f["high"])))
 
 
+DATASET_NAMES = {"imdb": "IMDB", "yelp_polarity": "the Yelp stand-in"}
+"""How a table cell names a dataset of the records."""
+
+
 def show_one_step_on_reviews(value: dict) -> str:
     """The correlation with its interval, the law with the draws' quantities and the difference, the law at the step."""
+    name = DATASET_NAMES.get(value["dataset"], value["dataset"])
     return (
-        f"corr {show_interval(value['corr'], '{:.3f}')} on {value['dataset']} at d = {value['d']}, the dataset further "
-        f"from its law; law with the measured tokens and the |v| of each draw {value['predicted_draw']:.3f}, difference "
-        f"{show_interval(value, '{:+.3f}')}; law at the tau of the step {value['predicted']:.3f}; "
+        f"corr {show_interval(value['corr'], '{:.3f}')} on {name} at d = {value['d']} (of the two data sets, the one "
+        f"further from its law); law with the measured tokens and the |v| of each draw {value['predicted_draw']:.3f}, "
+        f"difference {show_interval(value, '{:+.3f}')}; law at the tau of the step {value['predicted']:.3f}; "
         f"Spearman {value['spearman']:.2f}"
     )

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..intervals import as_interval
+from ..intervals import as_interval, show_interval
 from ..theory.shape_effect import shape_counts
 
 Number = float | dict
@@ -20,9 +20,7 @@ Number = float | dict
 
 
 def _shown(interval: dict) -> str:
-    if interval["n"] == 1:
-        return f"{interval['value']:.3g} (one seed)"
-    return f"{interval['value']:.3g} [{interval['low']:.3g}, {interval['high']:.3g}] over {interval['n']} seeds"
+    return show_interval(interval)
 
 
 VERDICTS = ("reproduced", "partly", "not reproduced", "not tested", "not run")
@@ -133,7 +131,7 @@ class PositiveInterval:
         return f"reproduced if the 95% interval lies above 0, else not reproduced{size}"
 
     def judge(self, value: dict[str, float]) -> Judgement:
-        shown = f"{value['value']:.3g} [{value['low']:.3g}, {value['high']:.3g}]"
+        shown = show_interval(value, basis="95% interval")
         size = "" if self.paper is None else f": the direction is reproduced, not the size (the paper's {self.paper:g})"
         if value["low"] > 0:
             return "reproduced", f"{shown} lies above 0{size}"

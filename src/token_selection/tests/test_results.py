@@ -255,7 +255,7 @@ def test_a_cell_over_several_seeds_shows_the_mean_and_interval_and_one_seed_the_
         "values": {"shape": "U-shaped"},
         "per_seed": {"values.shape": ["U-shaped", "increasing", "U-shaped"]},
     }
-    assert TABLE_COLUMNS["test accuracy"].cell({"metrics": metrics}) == "85.0 % [80.1, 90.0]"
+    assert TABLE_COLUMNS["test accuracy"].cell({"metrics": metrics}) == "85.0 [80.1, 90.0] %"
     assert TABLE_COLUMNS["E.v shape"].cell({"metrics": metrics}) == "U-shaped (2 of 3 seeds)"
     assert TableColumn("seed_summary.test_accuracy.n", "int").cell({"metrics": metrics}) == "3"
     one = {

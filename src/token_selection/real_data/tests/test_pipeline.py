@@ -75,7 +75,11 @@ def test_run_seeds_writes_one_record_with_every_seed(toy, tmp_path, monkeypatch)
     assert read_record(record["name"], "fast", settings=record_settings("one_layer", "joint", preset, "imdb", [0, 3, 7]))
     assert read_record(record["name"], "fast", settings=record_settings("one_layer", "joint", preset, "imdb")) is None
     table = arms_table("imdb", arms=(("one_layer", "joint"),), columns=("test accuracy", "score shape"))
-    assert f"| {100 * summary['value']:.1f} % [" in table and "of 3 seeds" in table and "| no record |" in table
+    assert (
+        f"| {100 * summary['value']:.1f} [{100 * summary['low']:.1f}, {100 * summary['high']:.1f}] % |" in table
+        and "of 3 seeds" in table
+        and "| no record |" in table
+    )
 
 
 def test_run_seeds_refuses_settings_that_are_not_a_preset(toy):

@@ -84,10 +84,10 @@ def test_each_claim_reads_its_records():
         ("one_step_any_data", 0.91234, "corr 0.912"),
         ("selection", {"value": 0.85, "low": 0.64, "high": 0.948, "n": 20, "passed": 17, "d": 512, "settled": True,
                        "coarse": {"passed": 19, "n": 20}},
-         "17 of 20 seeds (85 %, Wilson 95% [64, 95] %) at d = 512 under the flow; unit steps: 19 of 20"),
+         "17 of 20 seeds: 85 [64, 95] % (Wilson 95%) at d = 512 under the flow; unit steps: 19 of 20"),
         ("max_margin", {"value": 1.0, "low": 0.566, "high": 1.0, "n": 5, "passed": 5, "d": 2048, "settled": False,
                         "coarse": {"passed": 6, "n": 7}},
-         "5 of 5 seeds (100 %, Wilson 95% [57, 100] %) at d = 2048 under the flow (the two solvers disagree on some "
+         "5 of 5 seeds: 100 [57, 100] % (Wilson 95%) at d = 2048 under the flow (the two solvers disagree on some "
          "seeds); unit steps: 6 of 7"),
         ("several_relevant", 0.99123, "worst sequence 0.9912"),
         ("multiclass_one_step", 0.9345, "worst class corr 0.934"),
@@ -97,11 +97,11 @@ def test_each_claim_reads_its_records():
                      "coarse": {"passed": 5, "n": 5}},
                     {"value": 1.0, "low": 0.839, "high": 1.0, "n": 20, "passed": 20, "d": 2048, "settled": True,
                      "coarse": {"passed": 20, "n": 20}}],
-         "4 of 5 seeds (80 %, Wilson 95% [38, 96] %) at d = 512 under the flow; unit steps: 5 of 5; 20 of 20 seeds "
-         "(100 %, Wilson 95% [84, 100] %) at d = 2048 under the flow; unit steps: 20 of 20"),
-        ("frozen_gap", {"value": 4.62, "low": 4.31, "high": 4.93, "n": 5}, "4.6 points [4.3, 4.9] over 5 seeds"),
+         "4 of 5 seeds: 80 [38, 96] % (Wilson 95%) at d = 512 under the flow; unit steps: 5 of 5; 20 of 20 seeds: "
+         "100 [84, 100] % (Wilson 95%) at d = 2048 under the flow; unit steps: 20 of 20"),
+        ("frozen_gap", {"value": 4.62, "low": 4.31, "high": 4.93, "n": 5}, "4.6 [4.3, 4.9] points (5 seeds)"),
         ("frozen_gap", {"value": 4.62, "low": 4.31, "high": 4.93, "n": 1},
-         "4.6 points [4.3, 4.9] (one seed; interval from the test-set sizes)"),
+         "4.6 [4.3, 4.9] points (one seed; interval from the test-set sizes)"),
         ("mlp_values", {"ours": [0.5, 0.6], "reference": [0.7, 0.8]}, "Spearman [+0.50, +0.60]"),
         # ours on the 20 bins first, the reference's second
         ("mlp_values", {"ours": [0.5, 0.6], "reference": [0.7, 0.8], "bins": [1.0, 0.99]},
@@ -163,10 +163,10 @@ ONE_SEED = " (one seed; interval from the test-set sizes)"
 
 @pytest.mark.parametrize(
     ("n", "tail"),
-    [(1, ONE_SEED), (2, " over 2 seeds"), (0, ONE_SEED)],
+    [(1, ONE_SEED), (2, " (2 seeds)"), (0, ONE_SEED)],
 )
 def test_a_gap_names_its_seeds_from_two_on(n, tail):
-    assert show_gap({"value": -1.25, "low": -3.04, "high": 0.56, "n": n}) == f"-1.2 points [-3.0, 0.6]{tail}"
+    assert show_gap({"value": -1.25, "low": -3.04, "high": 0.56, "n": n}) == f"-1.2 [-3.0, 0.6] points{tail}"
 
 
 def test_each_shown_number_keeps_its_digits():

@@ -26,8 +26,8 @@ def test_the_global_row_keeps_each_dimension_and_says_when_the_solvers_disagree(
     shares = global_shares(records)
     assert [(s["d"], s["passed"], s["n"], s["settled"]) for s in shares] == [(512, 4, 5, False), (2048, 12, 12, True)]
     shown = show_global_shares(shares)
-    assert shown.split("; ")[0].startswith("4 of 5 seeds (80 %, Wilson 95% [38, 96] %) at d = 512 under the flow (")
-    assert "unit steps: 5 of 5" in shown and "12 of 12 seeds (100 %, Wilson 95% [76, 100] %) at d = 2048" in shown
+    assert shown.split("; ")[0].startswith("4 of 5 seeds: 80 [38, 96] % (Wilson 95%) at d = 512 under the flow (")
+    assert "unit steps: 5 of 5" in shown and "12 of 12 seeds: 100 [76, 100] % (Wilson 95%) at d = 2048" in shown
     assert show_flow_share(shares[1]).endswith("at d = 2048 under the flow; unit steps: 12 of 12")
 
 

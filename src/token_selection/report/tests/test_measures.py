@@ -252,8 +252,8 @@ def test_share_interval_refuses_what_is_not_a_count(passed, trials):
 
 
 def test_show_share_prints_the_count_and_the_interval_in_percent():
-    assert show_share(share_interval(17, 20)) == "17 of 20 seeds (85 %, Wilson 95% [64, 95] %)"
-    assert show_share(share_interval(0, 3)) == "0 of 3 seeds (0 %, Wilson 95% [0, 56] %)"
+    assert show_share(share_interval(17, 20)) == "17 of 20 seeds: 85 [64, 95] % (Wilson 95%)"
+    assert show_share(share_interval(0, 3)) == "0 of 3 seeds: 0 [0, 56] % (Wilson 95%)"
 
 
 def _one_step_row(d: int, measured: list[float], law: list[float]) -> dict:
@@ -280,6 +280,9 @@ def test_the_one_step_on_reviews_is_read_at_the_largest_d_on_the_dataset_furthes
     metrics["imdb"]["by_d"][1] = _one_step_row(2048, [0.86, 0.85, 0.855], [0.884, 0.884, 0.884])
     found = measures.one_step_on_reviews({measures.ONE_STEP_DIRECT: metrics})
     assert found["dataset"] == "imdb" and claim.rule.judge(found)[0] == "partly"
+    shown = measures.show_one_step_on_reviews(found)
+    assert " on IMDB at d = 2048 " in shown and "imdb" not in shown, "a cell names the data set, not its record key"
+    assert " on the Yelp stand-in at d = 2048 " in measures.show_one_step_on_reviews(value)
     metrics["imdb"]["by_d"][1] = _one_step_row(2048, [0.5, 0.55, 0.6], [0.884, 0.884, 0.884])
     assert claim.rule.judge(measures.one_step_on_reviews({measures.ONE_STEP_DIRECT: metrics}))[0] == "not reproduced"
 

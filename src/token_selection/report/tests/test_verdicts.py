@@ -119,7 +119,7 @@ def test_shape_is_counts_the_seeds_that_agree():
 
 def test_one_seed_is_said_so():
     assert "one seed" in AtLeast(0.5).judge(0.6)[1]
-    assert "over 5 seeds" in AtLeast(0.5).judge(_interval(0.6, 0.55, 0.65))[1]
+    assert "(5 seeds)" in AtLeast(0.5).judge(_interval(0.6, 0.55, 0.65))[1]
 
 
 # The words the report prints next to each claim: every rule's statement and every branch's reason, whole.
@@ -152,38 +152,44 @@ def test_at_least_and_within_give_their_reasons_in_full():
     assert rule.judge(0.9) == ("reproduced", "0.9 (one seed) >= 0.9")
     assert rule.judge(_interval(0.92, 0.88, 0.96, 3)) == (
         "partly",
-        "0.92 [0.88, 0.96] over 3 seeds: the mean is >= 0.9, the interval reaches below",
+        "0.92 [0.88, 0.96] (3 seeds): the mean is >= 0.9, the interval reaches below",
     )
-    assert rule.judge(_interval(0.85, 0.8, 0.9)) == ("not reproduced", "0.85 [0.8, 0.9] over 5 seeds < 0.9")
+    assert rule.judge(_interval(0.85, 0.8, 0.9)) == ("not reproduced", "0.85 [0.8, 0.9] (5 seeds) < 0.9")
     within = Within(0.95, 0.05)
-    assert within.judge(_interval(0.93, 0.9, 1.0)) == ("reproduced", "0.93 [0.9, 1] over 5 seeds lies within 0.05 of 0.95")
+    assert within.judge(_interval(0.93, 0.9, 1.0)) == ("reproduced", "0.93 [0.9, 1] (5 seeds) lies within 0.05 of 0.95")
     assert within.judge(_interval(0.93, 0.9, 1.0001))[0] == "partly", "the interval's top above 0.95 + 0.05"
-    assert within.judge(_interval(1.0, 0.96, 1.05)) == ("partly", "1 [0.96, 1.05] over 5 seeds reaches within 0.1 of 0.95")
+    assert within.judge(_interval(1.0, 0.96, 1.05)) == ("partly", "1 [0.96, 1.05] (5 seeds) reaches within 0.1 of 0.95")
     assert within.judge(_interval(1.1, 1.05, 1.2))[0] == "partly", "the interval's bottom exactly 0.95 + 2 x 0.05"
     assert within.judge(_interval(1.1, 1.0501, 1.2)) == (
         "not reproduced",
-        "1.1 [1.05, 1.2] over 5 seeds lies further than 0.1 from 0.95",
+        "1.1 [1.05, 1.2] (5 seeds) lies further than 0.1 from 0.95",
     )
     assert within.judge(_interval(0.8, 0.7, 0.85))[0] == "partly", "the interval's top exactly 0.95 - 2 x 0.05"
 
 
 def test_within_factor_positive_interval_and_shapes_give_their_reasons_in_full():
     rule = WithinFactor(8.0, 1.5)
-    assert rule.judge(_interval(9.0, 6.0, 12.0)) == ("reproduced", "9 [6, 12] over 5 seeds is within a factor 1.5 of 8")
+    assert rule.judge(_interval(9.0, 6.0, 12.0)) == ("reproduced", "9 [6, 12] (5 seeds) is within a factor 1.5 of 8")
     assert rule.judge(_interval(9.0, 6.0, 12.01))[0] == "partly"
     assert rule.judge(_interval(3.0, 1.01, 5.0)) == (
         "partly",
-        "3 [1.01, 5] over 5 seeds > 1 (the direction holds) but not within a factor 1.5 of 8",
+        "3 [1.01, 5] (5 seeds) > 1 (the direction holds) but not within a factor 1.5 of 8",
     )
-    assert rule.judge(_interval(3.0, 1.0, 5.0)) == ("not reproduced", "3 [1, 5] over 5 seeds is not above 1")
-    assert PositiveInterval().judge({"value": 2.5, "low": 0.25, "high": 4.75}) == ("reproduced", "2.5 [0.25, 4.75] lies above 0")
-    assert PositiveInterval().judge({"value": 2.5, "low": -0.5, "high": 4.75}) == ("not reproduced", "2.5 [-0.5, 4.75] reaches 0")
+    assert rule.judge(_interval(3.0, 1.0, 5.0)) == ("not reproduced", "3 [1, 5] (5 seeds) is not above 1")
+    assert PositiveInterval().judge({"value": 2.5, "low": 0.25, "high": 4.75}) == (
+        "reproduced",
+        "2.5 [0.25, 4.75] (95% interval) lies above 0",
+    )
+    assert PositiveInterval().judge({"value": 2.5, "low": -0.5, "high": 4.75}) == (
+        "not reproduced",
+        "2.5 [-0.5, 4.75] (95% interval) reaches 0",
+    )
     with_size = PositiveInterval(23)
     assert with_size.judge({"value": 4.6, "low": 4.3, "high": 4.9}) == (
         "reproduced",
-        "4.6 [4.3, 4.9] lies above 0: the direction is reproduced, not the size (the paper's 23)",
+        "4.6 [4.3, 4.9] (95% interval) lies above 0: the direction is reproduced, not the size (the paper's 23)",
     )
-    assert with_size.judge({"value": 4.6, "low": 0.0, "high": 4.9}) == ("not reproduced", "4.6 [0, 4.9] reaches 0")
+    assert with_size.judge({"value": 4.6, "low": 0.0, "high": 4.9}) == ("not reproduced", "4.6 [0, 4.9] (95% interval) reaches 0")
     assert with_size.describe() == (
         "reproduced if the 95% interval lies above 0, else not reproduced; the size is not scored (the paper's is 23)"
     )
