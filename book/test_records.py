@@ -90,7 +90,7 @@ def as_rendered(text: str) -> str:
     return re.sub(r"\$([^$]+)\$", r"\\(\1\\)", math_names(text))
 
 
-CLAIMS_HEADER = ["#", "claim", "tag: source", "paper"]
+CLAIMS_HEADER = ["#", "claim", "paper"]
 VERDICT_HEADER = ["#", "claim", "source", "ours", "verdict"]
 
 

@@ -186,7 +186,7 @@ class TableColumn:
                 return read
         shapes = metrics.get("per_seed", {}).get(self.path)
         if shapes is not None and len(shapes) > 1 and self.fmt == "text":
-            return f"{shapes[0]} ({shapes.count(shapes[0])} of {len(shapes)} seeds)"
+            return f"{shape_counts(shapes, most_common_first=True)} of {len(shapes)} seeds"  # no seed singled out
         value: Any = metrics
         for part in self.path.split("."):
             if not isinstance(value, dict) or part not in value:
@@ -198,6 +198,15 @@ class TableColumn:
 SHAPE_PATHS = ("values.shape", "scores.shape")
 """The shape columns: a table given a ``shape_cell`` reader (``theory.shape_effect.shape_cell``) reads them with the
 effect size, as every page reads a shape."""
+
+
+def shape_counts(shapes: list[str], most_common_first: bool = False) -> str:
+    """ "1 flat, 2 U-shaped": each shape with its count, in the order the shapes first occur (seed 0's first), or with
+    ``most_common_first`` the most common first (ties in first-seen order)."""
+    order = list(dict.fromkeys(shapes))
+    if most_common_first:
+        order.sort(key=shapes.count, reverse=True)  # a stable sort: ties keep their first-seen order
+    return ", ".join(f"{shapes.count(shape)} {shape}" for shape in order)
 
 
 INTERVAL_FORMATS = {

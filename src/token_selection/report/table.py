@@ -128,14 +128,14 @@ def _markdown(header: list[str], lines: list[list[str]]) -> str:
 
 
 def markdown_table(frame: pd.DataFrame) -> str:
-    """The report (``report_frame``) as a Markdown table: claim, tag and source, the paper's number, ours and verdict
-    per scale."""
+    """The report (``report_frame``) as a Markdown table: claim with its tag, the paper's number, ours and verdict per
+    scale (the sources are in ``verdict_table``: seven columns fit the page without breaking words)."""
     scales = list(dict.fromkeys(frame["scale"])) or list(SCALES)
-    header = ["#", "claim", "tag: source", "paper"] + [f"{w} ({s})" for s in scales for w in ("ours", "verdict")]
+    header = ["#", "claim", "paper"] + [f"{w} ({s})" for s in scales for w in ("ours", "verdict")]
     lines = []
     for number, claim in frame.groupby("row", sort=True):
         first = claim.iloc[0]
-        cells = [str(number), _statement(first["claim"]), f"[{first['tag']}] {first['source']}", first["paper"]]
+        cells = [str(number), f"{_statement(first['claim'])} [{first['tag']}]", first["paper"]]
         for scale in scales:
             o = claim[claim["scale"] == scale].iloc[0]
             cells += [o["ours"], f"**{o['verdict']}**: {o['why']}" if o["verdict"] != "not run" else "not run"]

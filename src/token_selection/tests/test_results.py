@@ -256,7 +256,7 @@ def test_a_cell_over_several_seeds_shows_the_mean_and_interval_and_one_seed_the_
         "per_seed": {"values.shape": ["U-shaped", "increasing", "U-shaped"]},
     }
     assert TABLE_COLUMNS["test accuracy"].cell({"metrics": metrics}) == "85.0 [80.1, 90.0] %"
-    assert TABLE_COLUMNS["E.v shape"].cell({"metrics": metrics}) == "U-shaped (2 of 3 seeds)"
+    assert TABLE_COLUMNS["E.v shape"].cell({"metrics": metrics}) == "2 U-shaped, 1 increasing of 3 seeds"
     assert TableColumn("seed_summary.test_accuracy.n", "int").cell({"metrics": metrics}) == "3"
     one = {
         "test_accuracy": 0.8,
@@ -329,9 +329,11 @@ def test_a_record_is_dated_in_utc_whatever_the_local_time_zone(records):
     assert read_record("x", "fast")["created"] in {before, after}
 
 
-def test_two_seeds_are_enough_for_a_seed_count():
+def test_two_seeds_are_enough_for_a_seed_count_and_no_seed_is_singled_out():
     metrics = {"values": {"shape": "U"}, "per_seed": {"values.shape": ["U", "flat"]}}
-    assert TABLE_COLUMNS["E.v shape"].cell({"metrics": metrics}) == "U (1 of 2 seeds)"
+    assert TABLE_COLUMNS["E.v shape"].cell({"metrics": metrics}) == "1 U, 1 flat of 2 seeds"
+    minority_first = {"values": {"shape": "decreasing"}, "per_seed": {"values.shape": ["decreasing", "U", "U"]}}
+    assert TABLE_COLUMNS["E.v shape"].cell({"metrics": minority_first}) == "2 U, 1 decreasing of 3 seeds"
 
 
 def test_seed_table_has_one_row_per_seed_in_the_records_order_and_every_kept_column():

@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..results import shape_counts
 from .shape import SHAPES
 
 MIN_EFFECT = 0.2
@@ -167,29 +168,19 @@ def seed_verdicts(metrics: dict[str, Any], quantity: str) -> list[dict[str, Any]
 
 def shape_cell(metrics: dict[str, Any], quantity: str) -> str | None:
     """A shape column's cell: each seed's shape read with its effect size (a significant shape whose effect is below
-    the minimum reads flat), seed 0's with how many seeds agree, and where the significance verdicts differ from the
-    readings, theirs beside it (every shape with its count, seed 0's first); None when the record keeps no verdict of
-    ``quantity``."""
+    the minimum reads flat), every reading with its count (the most common first: no seed is singled out), and where
+    the significance verdicts differ from the readings, theirs beside it, counted the same way; None when the record
+    keeps no verdict of ``quantity``."""
     curve = metrics.get(quantity)
     if not isinstance(curve, dict) or "verdict" not in curve or "shape" not in curve:
         return None
     verdicts = seed_verdicts(metrics, quantity)
     tested = [v["shape"] for v in verdicts]
     readings = [read_shape(v).shape for v in verdicts]
-    first = readings[0]
-    text = first if len(readings) == 1 else f"{first} ({readings.count(first)} of {len(readings)} seeds)"
+    text = readings[0] if len(readings) == 1 else f"{shape_counts(readings, most_common_first=True)} of {len(readings)} seeds"
     if readings != tested:
         if len(tested) == 1:
             text += f"; by significance alone {tested[0]}"
-        else:  # every tested shape with its count, seed 0's first
-            text += f"; by significance alone {shape_counts(tested)}"
+        else:  # every tested shape with its count, the most common first
+            text += f"; by significance alone {shape_counts(tested, most_common_first=True)}"
     return text
-
-
-def shape_counts(shapes: list[str], most_common_first: bool = False) -> str:
-    """ "1 flat, 2 U-shaped": each shape with its count, in the order the shapes first occur (seed 0's first), or with
-    ``most_common_first`` the most common first (ties in first-seen order)."""
-    order = list(dict.fromkeys(shapes))
-    if most_common_first:
-        order.sort(key=shapes.count, reverse=True)  # a stable sort: ties keep their first-seen order
-    return ", ".join(f"{shapes.count(shape)} {shape}" for shape in order)

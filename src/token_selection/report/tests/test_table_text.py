@@ -52,9 +52,9 @@ def test_markdown_table_escapes_pipes_and_line_breaks_and_shows_each_scale():
     outcomes = {"fast": _outcome("0.5", "reproduced", "x >= y"), "full": _outcome("not run", "not run", "how")}
     row = tb.ReportRow(claim, "p", outcomes)
     lines = tb.markdown_table(tb.report_frame([row])).splitlines()
-    assert lines[0] == "| # | claim | tag: source | paper | ours (fast) | verdict (fast) | ours (full) | verdict (full) |"
-    assert lines[1] == "|---|---|---|---|---|---|---|---|"
-    assert lines[2] == "| 1 | a \\| b c | [abstract] abstract | p | 0.5 | **reproduced**: x >= y | not run | not run |"
+    assert lines[0] == "| # | claim | paper | ours (fast) | verdict (fast) | ours (full) | verdict (full) |"
+    assert lines[1] == "|---|---|---|---|---|---|---|"
+    assert lines[2] == "| 1 | a \\| b c [abstract] | p | 0.5 | **reproduced**: x >= y | not run | not run |"
     assert tb.markdown_table(tb.report_frame([])).splitlines()[0].endswith("| ours (full) | verdict (full) |")
 
 

@@ -154,12 +154,12 @@ def test_a_shape_cell_reads_each_seed_with_its_effect_size():
         "scores.verdict.right_spearman": [0.5, 0.4, float("nan")],
     }
     cell = shape_cell({"scores": u, "per_seed": per_seed}, "scores")
-    assert cell == "U-shaped (1 of 3 seeds); by significance alone 2 U-shaped, 1 flat"
+    assert cell == "2 flat, 1 U-shaped of 3 seeds; by significance alone 2 U-shaped, 1 flat"
     per_seed["scores.shape"] = ["flat", "U-shaped", "U-shaped"]
     per_seed["scores.verdict.left_spearman"] = [float("nan"), -0.1, -0.6]
     per_seed["scores.verdict.right_spearman"] = [float("nan"), 0.4, 0.5]
     cell = shape_cell({"scores": _curve("flat", 0.01), "per_seed": per_seed}, "scores")
-    assert cell == "flat (2 of 3 seeds); by significance alone 1 flat, 2 U-shaped", "seed 0's shape first"
+    assert cell == "2 flat, 1 U-shaped of 3 seeds; by significance alone 2 U-shaped, 1 flat", "counted, whichever seed comes first"
     assert shape_cell({"scores": {"shape": "flat"}}, "scores") is None  # no verdict kept
     assert shape_cell({}, "values") is None
     # a table reads its shape columns with the reader it is given, and falls back to the tested shapes without one
