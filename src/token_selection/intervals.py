@@ -63,6 +63,20 @@ def as_interval(value: float | dict) -> dict:
     return seed_interval([float(value)])
 
 
+def with_test_set_error(interval: dict, n_test: int | None) -> dict:
+    """A test accuracy's seed interval widened by the test set's own sampling error (every seed is scored on the same
+    ``n_test`` examples, so that error is common to the seeds and absent from their spread): its 95% half-width,
+    1.96 sqrt(a (1 - a) / n_test) at the mean accuracy a, adds to the seeds' half-width in quadrature, the interval
+    clipped to [0, 1] and ``n_test`` kept. Without ``n_test`` (None or 0) the seed interval as it is."""
+    if not n_test:
+        return dict(interval)
+    mean = float(interval["value"])
+    test_half = float(stats.norm.ppf(0.5 + CONFIDENCE / 2)) * math.sqrt(mean * (1 - mean) / n_test)
+    seed_half = max(mean - float(interval["low"]), float(interval["high"]) - mean)
+    half = math.hypot(seed_half, test_half)
+    return {**interval, "low": max(0.0, mean - half), "high": min(1.0, mean + half), "n_test": int(n_test)}
+
+
 def show_interval(interval: dict, fmt: str = "{:.3g}", scale: float = 1.0, unit: str = "", *, basis: str | None = None) -> str:
     """The one way the course prints an interval: ``mean [low, high]unit (basis)``, each number times ``scale`` in
     format ``fmt``, the unit written once, after the interval.

@@ -24,7 +24,7 @@ from typing import Any, TypedDict
 import pandas as pd
 
 from ._version import __version__
-from .intervals import show_interval
+from .intervals import show_interval, with_test_set_error
 from .machine import machine_description
 from .scale import SCALES
 
@@ -178,7 +178,9 @@ class TableColumn:
             return NO_RECORD
         metrics = record["metrics"]
         interval = metrics.get("seed_summary", {}).get(self.path)
-        if interval is not None and interval["n"] > 1:
+        if interval is not None and self.path == "test_accuracy":  # with the test set's error, as every page gives it
+            interval = with_test_set_error(interval, metrics.get("n_test"))
+        if interval is not None and (interval["n"] > 1 or "n_test" in interval):
             return show_interval(interval, *INTERVAL_FORMATS[self.fmt], basis="")
         if shape_cell is not None and self.fmt == "text" and self.path in SHAPE_PATHS:
             read = shape_cell(metrics, self.path.removesuffix(".shape"))

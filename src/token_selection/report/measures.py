@@ -7,9 +7,8 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from scipy.stats import norm
 
-from ..intervals import CONFIDENCE, seed_interval, show_interval
+from ..intervals import CONFIDENCE, seed_interval, show_interval, with_test_set_error
 from ..real_data.one_step_direct import RECORD as ONE_STEP_DIRECT
 from ..results import seed_table
 from ..studies.intervals import wilson_interval
@@ -49,25 +48,12 @@ def per_seed(metrics: dict[str, Any], path: str) -> list[float]:
 
 
 def accuracy_interval(record: str) -> Callable[[Records], dict]:
-    """Test accuracy of a record as a seed interval widened by the test set's sampling error.
-
-    Every seed is scored on the same ``n_test`` reviews, so the test set's own sampling error is common to the seeds
-    and absent from their spread; its 95% half-width, 1.96 sqrt(a (1 - a) / n_test) at the mean accuracy a, adds to
-    the seeds' t half-width in quadrature, the interval clipped to [0, 1]. ``n_test`` is kept under "n_test"; a record
-    without it gives the seed interval alone.
-    """
+    """Test accuracy of a record as a seed interval widened by the test set's sampling error
+    (``intervals.with_test_set_error``, with the record's ``n_test``; a record without it gives the seed interval)."""
 
     def read(records: Records) -> dict:
         metrics = records[record]
-        interval = dict(seeded(metrics, "test_accuracy"))
-        n_test = metrics.get("n_test")
-        if not n_test:
-            return interval
-        mean = float(interval["value"])
-        test_half = float(norm.ppf(0.5 + CONFIDENCE / 2)) * math.sqrt(mean * (1 - mean) / n_test)
-        seed_half = max(mean - float(interval["low"]), float(interval["high"]) - mean)
-        half = math.hypot(seed_half, test_half)
-        return {**interval, "low": max(0.0, mean - half), "high": min(1.0, mean + half), "n_test": int(n_test)}
+        return with_test_set_error(seeded(metrics, "test_accuracy"), metrics.get("n_test"))
 
     return read
 

@@ -69,3 +69,16 @@ def test_bounds_clip_the_interval_on_the_boundary_and_refuse_what_lies_outside()
         seed_interval([0.5, 1.2], bounds=(0.0, 1.0))
     with pytest.raises(ValueError, match="low < high"):
         seed_interval([0.5], bounds=(1.0, 1.0))
+
+
+def test_the_test_sets_error_widens_an_accuracy_interval_in_quadrature_and_stays_in_0_1():
+    from token_selection.intervals import with_test_set_error
+
+    seeds = {"value": 0.885, "low": 0.88, "high": 0.89, "n": 3}
+    wide = with_test_set_error(seeds, 2500)
+    test_half = 1.959964 * math.sqrt(0.885 * 0.115 / 2500)
+    assert wide["high"] - 0.885 == pytest.approx(math.hypot(0.005, test_half), rel=1e-6) and wide["n_test"] == 2500
+    assert wide["value"] == 0.885 and wide["n"] == 3
+    assert with_test_set_error(seeds, 0) == seeds and with_test_set_error(seeds, None) is not seeds
+    near_one = with_test_set_error({"value": 0.999, "low": 0.999, "high": 0.999, "n": 1}, 10)
+    assert near_one["high"] == 1.0 and near_one["low"] == pytest.approx(0.999 - 1.959964 * math.sqrt(0.000999 / 10))

@@ -4,6 +4,7 @@ from dataclasses import replace
 import pytest
 import torch
 
+from token_selection.intervals import with_test_set_error
 from token_selection.real_data.arms import arms_table
 from token_selection.real_data.pipeline import missing_message, record_name, record_settings, run_experiment, run_seeds
 from token_selection.real_data.registry import MODEL_KINDS, build_model, check_kind_and_mode
@@ -75,8 +76,10 @@ def test_run_seeds_writes_one_record_with_every_seed(toy, tmp_path, monkeypatch)
     assert read_record(record["name"], "fast", settings=record_settings("one_layer", "joint", preset, "imdb", [0, 3, 7]))
     assert read_record(record["name"], "fast", settings=record_settings("one_layer", "joint", preset, "imdb")) is None
     table = arms_table("imdb", arms=(("one_layer", "joint"),), columns=("test accuracy", "score shape"))
+    shown = with_test_set_error(summary, metrics["n_test"])  # the table gives the interval every page gives
+    assert shown["low"] < summary["low"] and shown["high"] > summary["high"]
     assert (
-        f"| {100 * summary['value']:.1f} [{100 * summary['low']:.1f}, {100 * summary['high']:.1f}] % |" in table
+        f"| {100 * shown['value']:.1f} [{100 * shown['low']:.1f}, {100 * shown['high']:.1f}] % |" in table
         and "of 3 seeds" in table
         and "| no record |" in table
     )

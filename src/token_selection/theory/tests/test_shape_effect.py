@@ -159,7 +159,9 @@ def test_a_shape_cell_reads_each_seed_with_its_effect_size():
     per_seed["scores.verdict.left_spearman"] = [float("nan"), -0.1, -0.6]
     per_seed["scores.verdict.right_spearman"] = [float("nan"), 0.4, 0.5]
     cell = shape_cell({"scores": _curve("flat", 0.01), "per_seed": per_seed}, "scores")
-    assert cell == "2 flat, 1 U-shaped of 3 seeds; by significance alone 2 U-shaped, 1 flat", "counted, whichever seed comes first"
+    assert cell == "2 flat, 1 U-shaped of 3 seeds; by significance alone 2 U-shaped, 1 flat", (
+        "counted, whichever seed comes first"
+    )
     assert shape_cell({"scores": {"shape": "flat"}}, "scores") is None  # no verdict kept
     assert shape_cell({}, "values") is None
     # a table reads its shape columns with the reader it is given, and falls back to the tested shapes without one
