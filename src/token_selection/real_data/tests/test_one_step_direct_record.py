@@ -18,8 +18,10 @@ from .test_one_step_direct import padded_split
 V, D_GRID, SEEDS, FACTOR = 12, [8, 16, 40], [5, 2], 3.0
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def measured():
+    """Function-scoped: mutation testing runs only the tests that call the code, and a module-scoped fixture would be
+    attributed to its first test alone."""
     split = padded_split(seed=4, n=60, T=9, V=V, positives=41)
     vocab = [f"w{i}" for i in range(V)]
     found = osd.measure_dataset(split, vocab, d_grid=D_GRID, seeds=SEEDS, step_factor=FACTOR, min_count=2, scatter_tokens=4)
@@ -123,3 +125,146 @@ def test_the_tables_a_chapter_builds(measured):
     numbers = osd.page_numbers(metrics, "toy")
     assert numbers["d"] == 40 and numbers["by_d"][16]["pearson_alpha"] == row["seed_summary"]["pearson_alpha"]["value"]
     assert numbers["law_omega"] == found["by_d"][2]["seed_summary"]["predicted_omega_draw"]["value"]
+
+
+def test_the_runner_measures_each_dataset_of_the_settings_with_their_grid(monkeypatch):
+    loads, measured_with = [], []
+    split = padded_split(seed=4, n=60, T=9, V=V, positives=41)
+    vocab = [f"w{i}" for i in range(V)]
+
+    def load(settings, *, progress):
+        loads.append((settings.dataset, settings.scale, progress))
+        return type("Data", (), {"train": split, "vocab": vocab})()
+
+    def measure(train, words, **kwargs):
+        measured_with.append(kwargs)
+        return {"seen": len(words)}
+
+    monkeypatch.setattr(osd, "load_data", load)
+    monkeypatch.setattr(osd, "measure_dataset", measure)
+    settings = {**osd.one_step_direct_settings("full"), "d_grid": [8, 40], "seeds": [3, 1], "scatter_tokens": 7}
+    found = osd.run_one_step_direct(settings, progress=True)
+    assert loads == [("imdb", "full", True), ("yelp_polarity", "full", True)]
+    assert found["datasets"] == ["imdb", "yelp_polarity"] and found["imdb"] == {"seen": V}
+    assert found["step_factor"] == settings["step_factor"]
+    assert found["predicted"] == pytest.approx(float(predicted_correlation(settings["step_factor"])))
+    expected = {"d_grid": [8, 40], "seeds": [3, 1], "step_factor": settings["step_factor"],
+                "min_count": settings["importance_min_count"], "scatter_tokens": 7, "progress": True}  # fmt: skip
+    assert measured_with == [expected, expected]
+
+
+@pytest.mark.parametrize("scale", ["fast", "full"])
+def test_the_settings_hold_both_presets_the_grid_the_seeds_and_the_step(scale):
+    from token_selection.real_data.settings import real_data_settings
+
+    settings = osd.one_step_direct_settings(scale)
+    assert settings["diagnosis"] == "one_step_direct" and settings["scale"] == scale
+    assert settings["datasets"] == ["imdb", "yelp_polarity"] and settings["d_grid"] == [64, 256, 2048]
+    assert settings["seeds"] == list(range(osd.SEEDS[scale])) and settings["scatter_tokens"] == osd.SCATTER_TOKENS
+    for dataset in ("imdb", "yelp_polarity"):
+        assert settings["presets"][dataset] == real_data_settings(scale, dataset).as_dict()
+    assert settings["step_factor"] == real_data_settings(scale).step_factor
+    assert settings["importance_min_count"] == real_data_settings(scale).importance_min_count
+
+
+@pytest.mark.parametrize("changed", ["step_factor", "importance_min_count"])
+def test_presets_that_disagree_on_the_step_or_the_minimum_count_are_refused(monkeypatch, changed):
+    from token_selection.real_data import settings as rs
+
+    original = rs.real_data_settings
+
+    def disagreeing(scale, dataset="imdb", **overrides):
+        found = original(scale, dataset, **overrides)
+        return found if dataset == "imdb" else rs.replace(found, **{changed: getattr(found, changed) + 1})
+
+    monkeypatch.setattr(osd, "real_data_settings", disagreeing)
+    with pytest.raises(ValueError, match=r"the presets disagree on step_factor \{.*\} or importance_min_count"):
+        osd.one_step_direct_settings("fast")
+
+
+def test_page_numbers_read_the_largest_dimension_and_name_an_unknown_dataset(measured):
+    split, vocab, st, found = measured
+    metrics = {"datasets": ["toy"], "toy": found}
+    numbers = osd.page_numbers(metrics, "toy")
+    row = found["by_d"][2]
+    assert numbers["tau"] == row["tau"] and numbers["law_step"] == row["predicted"]
+    assert numbers["law_draw"] == row["seed_summary"]["predicted_draw"]["value"]
+    for name in osd.CORRELATIONS:
+        assert numbers[name] == row["seed_summary"][name]
+    assert numbers["alpha_omega_pearson"] == found["alpha_omega_pearson"]
+    assert numbers["alpha_omega_spearman"] == found["alpha_omega_spearman"] and numbers["tokens"] == found["tokens_measured"]
+    assert numbers["median_count_alpha"] == float(np.median([w["count"] for w in found["top_alpha"]]))
+    assert numbers["median_count_omega"] == float(np.median([w["count"] for w in found["top_omega"]]))
+    assert set(numbers["by_d"]) == {8, 16, 40}
+    for bad in ({"datasets": ["imdb"]}, {}):
+        with pytest.raises(ValueError, match=r"dataset must be one of the record's .*, got 'toy'"):
+            osd.page_numbers(bad, "toy")
+
+
+def test_the_top_words_table_shows_both_rankings_side_by_side(measured):
+    split, vocab, st, found = measured
+    found = {**found, "top_alpha": [{**found["top_alpha"][0], "word": "a\u200bb"}, *found["top_alpha"][1:]]}
+    frame = osd.top_words_frame({"datasets": ["toy"], "toy": found}, "toy")
+    assert list(frame.index) == list(range(1, len(found["top_alpha"]) + 1))
+    assert list(frame.columns) == [(label, name) for label in ("largest |α|", "largest |ω|")
+                                   for name in ("word", "count", "α × 1000", "ω")]  # fmt: skip
+    first, last = found["top_alpha"][0], found["top_omega"][-1]
+    assert frame.iloc[0][("largest |α|", "word")] == "a<ZERO WIDTH SPACE>b"
+    assert frame.iloc[0][("largest |α|", "count")] == first["count"]
+    assert frame.iloc[0][("largest |α|", "α × 1000")] == round(1000 * first["alpha"], 3)
+    assert frame.iloc[0][("largest |α|", "ω")] == round(first["omega"], 2)
+    assert frame.iloc[-1][("largest |ω|", "word")] == last["word"]
+    assert frame.iloc[-1][("largest |ω|", "α × 1000")] == round(1000 * last["alpha"], 3)
+
+
+def test_top_words_break_ties_by_count_and_stop_at_the_measured_tokens():
+    alpha = torch.tensor([0.0, 0.0, 0.3, -0.3, 0.1, 0.9], dtype=torch.float64)
+    omega = torch.tensor([float("nan"), float("nan"), 0.5, -0.5, 0.2, float("nan")], dtype=torch.float64)
+    counts = torch.tensor([9, 9, 4, 7, 3, 50])
+    st = osd.TokenStatistics(alpha, omega, counts, torch.isfinite(omega))
+    vocab = ["<pad>", "<unk>", "good", "bad", "film", "unseen"]
+    by_alpha = osd.top_words(vocab, st, "alpha", k=5)
+    assert [w["word"] for w in by_alpha] == ["bad", "good", "film"], "a tie goes to the more frequent; 3 measured only"
+    assert by_alpha[0] == {"word": "bad", "count": 7, "alpha": -0.3, "omega": -0.5}
+    assert [w["word"] for w in osd.top_words(vocab, st, "omega", k=1)] == ["bad"]
+    for bad, message in ((("alpha", 0), "k"), (("count", 2), "by must be 'alpha' or 'omega', got 'count'")):
+        with pytest.raises(ValueError, match=message):
+            osd.top_words(vocab, st, bad[0], k=bad[1])
+
+
+def test_the_statistics_count_real_positions_only_and_refuse_a_bad_minimum():
+    from token_selection.real_data.encoding import PAD_ID
+
+    split = padded_split(seed=2, n=20, T=6, V=V, positives=13)
+    st = osd.token_statistics(split, V, 1)
+    signs = 2.0 * split.y.double() - 1.0
+    lengths = split.mask.sum(1).double()
+    by_hand = [float((signs * ((split.X == s) & split.mask).sum(1) / lengths).mean()) for s in range(V)]
+    assert torch.allclose(st.alpha, torch.tensor(by_hand, dtype=torch.float64), atol=1e-12)
+    assert st.alpha[PAD_ID] == 0.0 and not bool(st.measured[PAD_ID]), "<pad> fills the tail of short reviews only"
+    with pytest.raises(ValueError, match="min_count"):
+        osd.token_statistics(split, V, 0)
+
+
+@pytest.mark.parametrize("eta", [0.0, -1.0, float("inf"), float("nan")])
+def test_a_step_size_that_is_not_finite_and_positive_is_refused(eta):
+    with pytest.raises(ValueError, match=r"eta \(the step size\) must be finite and > 0"):
+        osd.step_values(padded_split(), V, 8, 0, eta)
+
+
+def test_a_small_step_moves_the_values_by_its_closed_form():
+    step = osd.step_values(padded_split(), V, 8, 0, 0.5)
+    assert float((step.after - step.before).abs().max()) > 0 and torch.allclose(step.after, step.exact, atol=1e-12)
+
+
+def test_the_scatter_sample_is_seeded_capped_and_keeps_the_extremes():
+    split = padded_split(seed=4, n=60, T=9, V=V, positives=41)
+    st = osd.token_statistics(split, V, 1)
+    measured = int(st.measured.sum())
+    first = osd.scatter_sample(st, 3, [0])
+    assert torch.equal(first, osd.scatter_sample(st, 3, [0], seed=0)), "seed 0 by default"
+    assert torch.equal(first, osd.scatter_sample(st, 3, [0])) and first.dtype == torch.int64
+    assert 0 in first.tolist() and len(first) == 4
+    others = {tuple(osd.scatter_sample(st, 3, [], seed=s).tolist()) for s in range(8)}
+    assert len(others) > 1, "another seed draws other tokens"
+    assert len(osd.scatter_sample(st, 10 * V, [])) == measured, "at most every measured token"
