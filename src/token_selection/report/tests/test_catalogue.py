@@ -108,7 +108,7 @@ def test_each_entry_writes_its_own_record_at_its_own_scale(tmp_path, monkeypatch
     monkeypatch.setattr(producers.theory_claims, "write_theory_record", written.append)
     producers.theory("fast")(True, 3)
     assert written == ["fast"]
-    with pytest.raises(ValueError, match="no producer"):
+    with pytest.raises(ValueError, match="^this entry has no producer"):
         cat.Entry("probe", "fast", dict, "command").write(False, None)
 
 
@@ -128,3 +128,49 @@ def test_an_experiment_runs_the_presets_seeds_capped_by_max_seeds(monkeypatch):
         [0, 1, 2, 3, 4],
     )
     assert stars.dataset == "yelp_polarity" and capped["seeds"] == [0, 1], "4-class Yelp: the Yelp preset, two seeds"
+
+
+def test_each_entry_holds_the_settings_of_its_own_record():
+    """A stale record is told from a current one by these settings: each entry's must be its experiment's own."""
+    from token_selection.real_data.diagnoses import DIAGNOSES
+    from token_selection.real_data.pipeline import record_settings
+    from token_selection.report import theory_claims
+    from token_selection.studies.registry import STUDIES
+
+    for scale in ("fast", "full"):
+        entries = {e.name: e for e in cat.catalogue((scale,))}
+        for dataset, kind, mode in cat.EXPERIMENTS:
+            name = f"{dataset}-{kind}-{mode}"
+            assert entries[name].settings() == record_settings(kind, mode, cat.preset_of(dataset, scale), dataset), name
+        for name, diagnosis in DIAGNOSES.items():
+            assert entries[name].settings() == diagnosis.settings(scale), name
+        for name, study in STUDIES.items():
+            assert entries[name].settings() == study.settings(scale), name
+        assert entries["report-theory"].settings() == theory_claims.record_settings(scale)
+
+
+def test_each_entry_writes_its_own_record_through_its_group_s_producer(monkeypatch):
+    from token_selection.real_data.diagnoses import DIAGNOSES, Diagnosis
+    from token_selection.report import producers
+    from token_selection.studies.registry import STUDIES, Study
+
+    calls = []
+    monkeypatch.setattr(producers, "run_seeds", lambda kind, mode, preset, **kw: calls.append(
+        ("experiment", kind, mode, preset.dataset, preset.scale, kw["seeds"])))  # fmt: skip
+    monkeypatch.setattr(producers, "write_record", lambda name, scale, **kw: calls.append(("record", name, scale)))
+    name = "diagnosis-accuracy_reference"
+    found = DIAGNOSES[name]
+    monkeypatch.setitem(DIAGNOSES, name, Diagnosis(name, found.settings, lambda s, progress: {"ran": s["scale"]},
+                                                   found.description, found.cost))  # fmt: skip
+    study = STUDIES["negation"]
+    monkeypatch.setitem(STUDIES, "negation", Study(study.settings, lambda s, track: {"n": 1}, study.protocol))
+    monkeypatch.setattr(producers.theory_claims, "write_theory_record", lambda scale: calls.append(("theory", scale)))
+    entries = {e.name: e for e in cat.catalogue(("full",))}
+    for entry in ("yelp_stars-multiclass-joint", name, "negation", "report-theory"):
+        entries[entry].write(False, 1)
+    assert calls == [
+        ("experiment", "multiclass", "joint", "yelp_polarity", "full", [0]),
+        ("record", name, "full"),
+        ("record", "negation", "full"),
+        ("theory", "full"),
+    ]
