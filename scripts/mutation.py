@@ -133,7 +133,7 @@ MODULES: dict[str, list[str]] = {
     "report/table.py": _tests("report", "test_table", "test_table_text"),
     "report/theory_claims.py": _tests("report", "test_theory_claims"),
     "report/catalogue.py": _tests("report", "test_catalogue"),
-    "report/producers.py": _tests("report", "test_catalogue"),
+    "report/producers.py": _tests("report", "test_producers", "test_catalogue"),
     "report/converged_arms.py": _tests("report", "test_converged_arms", "test_table", "test_claims"),
     "report/arm_readings.py": _tests("report", "test_arm_readings"),
     "report/converged_plots.py": _tests("report", "test_converged_plots"),
