@@ -111,7 +111,16 @@ MATH_NAMES = re.compile(r"(?<![\w$])E_s \. (v_k|v|p)\b")
 """The token quantities as code writes them in plain text ("E_s . v", "E_s . v_k", "E_s . p")."""
 
 
+GREEK_NAMES = re.compile(r"(?<![\w$\\])(alpha|omega)_s\b")
+"""The signed frequency and the posterior gap as code writes them ("alpha_s", "omega_s")."""
+KEY_QUERY_NAMES = re.compile(r"(?<![\w$])p \. W([12]) E_s\b")
+"""The key-query model's scores as code writes them ("p . W1 E_s", "p . W2 E_s")."""
+
+
 def math_names(markdown: str) -> str:
-    """``markdown`` with each plain-text token quantity ("E_s . v", "E_s . v_k", "E_s . p") as inline math
-    (``$E_s\\cdot v$``), for text that is rendered as Markdown. Printed text keeps the plain form."""
-    return MATH_NAMES.sub(lambda match: f"$E_s\\cdot {match.group(1)}$", markdown)
+    """``markdown`` with each plain-text token quantity ("E_s . v", "E_s . v_k", "E_s . p", "alpha_s", "omega_s",
+    "p . W2 E_s") as inline math (``$E_s\\cdot v$``, ``$\\alpha_s$``, ``$p\\cdot W_2E_s$``), for text that is rendered as
+    Markdown. Printed text keeps the plain form."""
+    markdown = MATH_NAMES.sub(lambda match: f"$E_s\\cdot {match.group(1)}$", markdown)
+    markdown = KEY_QUERY_NAMES.sub(lambda match: f"$p\\cdot W_{match.group(1)}E_s$", markdown)
+    return GREEK_NAMES.sub(lambda match: f"$\\{match.group(1)}_s$", markdown)

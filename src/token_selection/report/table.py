@@ -146,7 +146,7 @@ def markdown_table(frame: pd.DataFrame) -> str:
 def protocols_markdown(rows: list[ReportRow]) -> str:
     """A numbered list: for each claim, what our number is and its verdict rule."""
     return "\n".join(
-        f"{number}. **{row.claim.key}**: {row.claim.protocol}. Rule: {row.claim.rule.describe()}."
+        f"{number}. {row.claim.protocol[0].upper()}{row.claim.protocol[1:]}. *Rule:* {row.claim.rule.describe()}."
         for number, row in enumerate(rows, start=1)
     )
 

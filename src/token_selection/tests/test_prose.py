@@ -119,11 +119,12 @@ def test_tagged_lines_keeps_a_number_with_its_percent_sign():
 
 
 def test_math_names_sets_each_token_quantity_as_inline_math_and_nothing_else():
-    text = "E_s . v rises; corr(E_s . v, alpha_s); E_s . v_k per class; E_s . p / |p|; (E_s . p)."
+    text = "E_s . v rises; corr(E_s . v, alpha_s); E_s . v_k per class; E_s . p / |p|; (E_s . p); p . W2 E_s, omega_s."
     assert prose.math_names(text) == (
-        r"$E_s\cdot v$ rises; corr($E_s\cdot v$, alpha_s); $E_s\cdot v_k$ per class; $E_s\cdot p$ / |p|; ($E_s\cdot p$)."
+        r"$E_s\cdot v$ rises; corr($E_s\cdot v$, $\alpha_s$); $E_s\cdot v_k$ per class; $E_s\cdot p$ / |p|; ($E_s\cdot p$); "
+        r"$p\cdot W_2E_s$, $\omega_s$."
     )
-    untouched = "E_s . vector, XE_s . v, $E_s . v, E_s.v, E_s . q, eta* = 2.0"
+    untouched = "E_s . vector, XE_s . v, $E_s . v, E_s.v, E_s . q, eta* = 2.0, alpha_sk, $\\alpha_s, xalpha_s, p . W3 E_s"
     assert prose.math_names(untouched) == untouched
     assert prose.math_names(prose.math_names(text)) == prose.math_names(text)  # already math: left alone
 

@@ -63,8 +63,9 @@ def test_protocols_and_verdict_list_in_full():
             tb.ReportRow(BY_KEY["max_margin"], "p", {"full": _outcome("0.9", "partly", "the mean")})]  # fmt: skip
     protocols = tb.protocols_markdown(rows).splitlines()
     selection = BY_KEY["selection"]
-    assert protocols[0] == f"1. **selection**: {selection.protocol}. Rule: {selection.rule.describe()}."
-    assert protocols[1].startswith("2. **max_margin**: among the seeds of the selection row")
+    protocol = selection.protocol[0].upper() + selection.protocol[1:]
+    assert protocols[0] == f"1. {protocol}. *Rule:* {selection.rule.describe()}.", "numbered as the table, no identifier"
+    assert protocols[1].startswith("2. Among the seeds of the selection row")
     table = tb.verdict_table(tb.report_frame(rows)).splitlines()
     assert table[2].endswith("| 0.999 | **reproduced** |") and table[3].endswith("| 0.9 | **partly** (why: 2 below) |")
     statement = "After p is trained to convergence, the softmax selects the important tokens"
