@@ -121,6 +121,10 @@ def inputs_sha256(root: Path | None = None) -> str:
         for file in sorted(p for p in data.rglob("*") if p.is_file()):
             stat = file.stat()
             digest.update(f"data/{file.relative_to(data)} {stat.st_size} {stat.st_mtime_ns}\n".encode())
+    records = os.environ.get("TOKEN_SELECTION_RECORDS", "").strip()
+    if records:  # records read from elsewhere than the package: the chapters' numbers depend on them
+        for file in sorted(p for p in Path(records).expanduser().rglob("*.json") if p.is_file()):
+            digest.update(f"records/{file.name}\n".encode() + hashlib.sha256(file.read_bytes()).digest())
     for name in INPUTS:
         base = root / name
         files = sorted(p for p in base.rglob("*") if p.is_file()) if base.is_dir() else [base] if base.is_file() else []

@@ -135,3 +135,17 @@ def test_the_text_pages_are_the_toc_pages_with_code_cells():
     pages = [page.relative_to(ROOT).as_posix() for page in toc_text_pages()]
     assert pages and all(page.startswith("book/") and page.endswith(".md") for page in pages), pages
     assert "book/intro.md" in pages and "book/references.md" not in pages  # the references page runs no code
+
+
+def test_records_read_from_elsewhere_are_inputs_of_the_chapters(tmp_path, monkeypatch):
+    """A chapter run on a scratch copy of the records is never reused for a build on the package's own."""
+    from execute_notebooks import inputs_sha256
+
+    monkeypatch.delenv("TOKEN_SELECTION_RECORDS", raising=False)
+    own = inputs_sha256()
+    (tmp_path / "a.fast.json").write_text('{"x": 1}')
+    monkeypatch.setenv("TOKEN_SELECTION_RECORDS", str(tmp_path))
+    scratch = inputs_sha256()
+    assert scratch != own
+    (tmp_path / "a.fast.json").write_text('{"x": 2}')
+    assert inputs_sha256() not in (own, scratch), "an edited record is another input"
