@@ -28,27 +28,29 @@ from token_selection.real_data.diagnoses import DIAGNOSES
 from token_selection.real_data.settings import seed_count
 from token_selection.report.catalogue import Entry, catalogue, record_state
 
-RELATIVE_COST = {"one_layer": 1.0, "two_layer": 5.0, "key_query": 10.0, "mlp": 2.5, "multiclass": 0.5}
-"""Cost of one seed of each kind relative to the one-layer model, on IMDB, for the estimate. Measured at the full
-scale on 2 CPU cores (benchmarks/make_full.cpu.md): the two-layer record (revision 2 of the model) took 786 s for 3
-seeds, 4.7 units a seed."""
-MODE_COST = {"joint_converged": 2.0}
-"""Cost of a mode relative to early stopping (1 where not listed): trained to the end of its budget, the MLP ran all
-10 epochs where early stopping ended after 3 (791 s for 3 seeds on 2 CPU cores, against 434 s)."""
+RELATIVE_COST = {"one_layer": 1.0, "two_layer": 6.0, "key_query": 5.0, "mlp": 2.0, "multiclass": 0.9}
+"""Cost of one seed of each kind relative to the one-layer model, on IMDB, for the estimate: its epochs (as the full
+records ran them) times an epoch's cost, plus a measurement, both measured alone on 2 CPU cores
+(benchmarks/epoch_costs.cpu.md: two-layer 188 s a seed, W_KQ 158 s, MLP 60 s); 4-class: 28 s a seed, its record."""
+MODE_COST = {"joint_converged": 3.2}
+"""Cost of a mode relative to early stopping (1 where not listed): trained to the end of its 10 epochs, the MLP costs
+194 s a seed against 60 s early stopped (benchmarks/epoch_costs.cpu.md)."""
 DATASET_COST = {"imdb": 1.0, "yelp_polarity": 0.6, "yelp_stars": 1.0}
-"""Cost of a seed on each dataset relative to IMDB: the Yelp stand-in has 12,842 training reviews against IMDB's
-22,500 (its two-layer record took 0.63 times the IMDB one's time); the 4-class cost is measured on its own data."""
-SECONDS_PER_UNIT = {"fast": {"cpu": 8.0, "cuda": 4.0}, "full": {"cpu": 56.0, "cuda": 12.0}}
+"""Cost of a seed on each dataset relative to IMDB: the Yelp stand-in has 0.57 times IMDB's training reviews; the
+4-class cost is measured on its own data."""
+SECONDS_PER_UNIT = {"fast": {"cpu": 8.0, "cuda": 4.0}, "full": {"cpu": 32.0, "cuda": 12.0}}
 """Seconds of one unit of cost (one seed of the one-layer model on IMDB, tokenising and measuring included),
-measured: at the full scale on 2 CPU cores, from an empty cache, 5 seeds took 280 s (benchmarks/make_full.cpu.md)."""
+measured: at the full scale on 2 CPU cores with nothing else running, from an empty cache, 5 seeds took 162 s
+(benchmarks/epoch_costs.cpu.md)."""
 OTHER_COST = {
     "fast": {"flow_discretisation": 11.4, "flow_seed_sweep": 2.0, "global_local": 0.7, "capacity_phase": 0.9,
              "asymmetric_u": 0.1, "negation": 0.3, "report-theory": 0.6},
-    "full": {"flow_discretisation": 22.0, "flow_seed_sweep": 10.0, "global_local": 0.6, "capacity_phase": 0.6,
-             "asymmetric_u": 0.1, "negation": 0.2, "report-theory": 0.3},
+    "full": {"flow_discretisation": 38.5, "flow_seed_sweep": 40.8, "global_local": 1.1,
+             "capacity_phase": 1.1, "asymmetric_u": 0.1, "negation": 0.3, "report-theory": 0.6},
 }  # fmt: skip
-"""Cost of each study and of the theory claims in units of that scale, from the seconds their records took on 2 CPU
-cores over the unit (flow_discretisation: 91 s fast, 1,231 s full; flow_seed_sweep full: see benchmarks)."""
+"""Cost of each study and of the theory claims in units of that scale: the seconds their records took on 2 CPU cores
+over the unit (flow_discretisation: 91 s fast, 1,231 s full; flow_seed_sweep full: 1,304 s alone, where its committed
+record was written on a GPU machine, benchmarks/make_full.cpu.md)."""
 
 
 def entry_cost(entry: Entry) -> float:
