@@ -53,16 +53,21 @@ def experiment(dataset: str, kind: str, mode: str, scale: str) -> Producer:
     return write
 
 
+def _timed(name: str, scale: str, settings: dict, protocol: str, compute: Callable[[], dict]) -> None:
+    """Compute a record's metrics and write them with their settings, protocol, seeds (``[0]`` without any) and time."""
+    start = time.perf_counter()
+    metrics = compute()
+    write_record(name, scale, protocol=protocol, settings=settings, metrics=metrics,
+                 seeds=list(settings.get("seeds", [0])), seconds=time.perf_counter() - start)  # fmt: skip
+
+
 def diagnosis(name: str, scale: str) -> Producer:
     """A diagnosis of ``real_data.diagnoses`` at ``scale``."""
 
     def write(progress: bool, max_seeds: int | None = None) -> None:
         found = DIAGNOSES[name]
         settings = found.settings(scale)
-        start = time.perf_counter()
-        metrics = found.run(settings, progress=progress)
-        write_record(name, scale, protocol=found.protocol(settings), settings=settings, metrics=metrics,
-                     seeds=list(settings.get("seeds", [0])), seconds=time.perf_counter() - start)  # fmt: skip
+        _timed(name, scale, settings, found.protocol(settings), lambda: found.run(settings, progress=progress))
 
     return write
 
@@ -73,10 +78,8 @@ def study(name: str, scale: str) -> Producer:
     def write(progress: bool, max_seeds: int | None = None) -> None:
         found = STUDIES[name]
         settings = found.settings(scale)
-        start = time.perf_counter()
-        metrics = found.run(settings, lambda items, total: tqdm(items, total=total, desc=name, disable=not progress))
-        write_record(name, scale, protocol=found.protocol, settings=settings, metrics=metrics,
-                     seeds=list(settings["seeds"]), seconds=time.perf_counter() - start)  # fmt: skip
+        track = lambda items, total: tqdm(items, total=total, desc=name, disable=not progress)  # noqa: E731
+        _timed(name, scale, settings, found.protocol, lambda: found.run(settings, track))
 
     return write
 
