@@ -45,10 +45,10 @@ PANEL_CENTERS = tuple((1 - 2 * SPACING) / 6 * (2 * k + 1) + SPACING * k for k in
 """The x centre (share of the width) of each panel, where its title goes."""
 LINE_CHARACTERS = 95
 """The longest line of the numbers and the sentence under the sliders: wider lines run past the figure's right edge."""
-HEIGHT, PLOT_TOP, PLOT_BOTTOM = 740, 90, 330
+HEIGHT, PLOT_TOP, PLOT_BOTTOM = 800, 90, 390
 """Figure height and margins in px: the panels get the middle 320 px; above them the two-line panel titles clear
-plotly's toolbar (top right, shown on hover); legend, sliders and the four lines of numbers and sentence sit below,
-the last line ending about 40 px above the figure's bottom edge (no blank band before the caption)."""
+plotly's toolbar (top right, shown on hover); legend, sliders and up to six lines of numbers and sentence sit below,
+the longest block (three lines of numbers, three of sentence) ending about 20 px above the figure's bottom edge."""
 
 
 def frame_name(delta: float, d: int, T: int) -> str:

@@ -269,11 +269,13 @@ def test_the_figure_axes_titles_and_size(hand_figure):
     assert layout.xaxis2.range == pytest.approx((0.0, 3.05))
     assert all(layout[f"{a}axis{k}"].automargin for a in "xy" for k in ("", "2", "3"))
     assert (
-        layout.height == HEIGHT == 740
+        layout.height == HEIGHT == 800
         and HEIGHT - PLOT_TOP - PLOT_BOTTOM == 320
         and (layout.margin.t, layout.margin.b) == (PLOT_TOP, PLOT_BOTTOM)
     )
     assert (layout.margin.l, layout.margin.r) == (60, 20) and layout.font.size == 12
+    # room below the panels for the longest block under the sliders: six lines of 14 px text from y = -0.7
+    assert PLOT_BOTTOM - 0.7 * 320 >= 6 * 14 * 1.3 + 20, "the sentence under the sliders would be clipped"
     assert layout.template.layout.plot_bgcolor == "white"  # plotly_white
     assert (layout.legend.orientation, layout.legend.x, layout.legend.yanchor, layout.legend.font.size) == ("h", 0.0, "top", 11)
     # the starting point's traces, and the panel layout of that point
