@@ -141,3 +141,60 @@ def test_the_largest_id_the_scores_hold_is_accepted():
     X[1, 2] = 4  # id V - 1
     shares = sm.review_shares(scores, EncodedSplit(X, split.mask, split.y, "x"), important, omega)
     assert shares.counted.tolist() == [True, False] and float(shares.share[0]) == pytest.approx(0.5)
+
+
+def test_the_page_numbers_are_the_first_seed_s_counts_and_every_arm_s_intervals(monkeypatch):
+    metrics, splits, runs = run_record(monkeypatch)
+    numbers = sm.page_numbers(metrics, "imdb")
+    found = metrics["imdb"]
+    assert numbers["seeds"] == 2 and numbers["top_fraction"] == 0.3 and numbers["reviews"] == found["reviews"]
+    for name in ("counted", "left_out", "important_tokens", "measured_tokens"):
+        assert numbers[name] == found["per_seed"][name][0], name
+    assert found["per_seed"]["measured_tokens"][0] != found["per_seed"]["measured_tokens"][1], "two seeds, two counts"
+    assert numbers["uniform"] == found["seed_summary"]["uniform"]
+    assert numbers["top_uniform"] == found["seed_summary"]["top_uniform"]
+    assert list(numbers["arms"]) == list(sm.ARMS) and numbers["arms"]["joint"] == found["arms"]["joint"]["seed_summary"]
+    for bad in ({"datasets": ["yelp_polarity"]}, {}):
+        with pytest.raises(ValueError, match=r"dataset must be one of the record's .*, got 'imdb'"):
+            sm.page_numbers(bad, "imdb")
+
+
+@pytest.mark.parametrize("scale", ["fast", "full"])
+def test_the_settings_hold_both_presets_the_arms_and_at_least_three_seeds(scale):
+    settings = sm.selection_mass_settings(scale)
+    assert settings["diagnosis"] == "selection_mass" and settings["scale"] == scale and settings["kind"] == "one_layer"
+    assert settings["datasets"] == ["imdb", "yelp_polarity"] and settings["arms"] == list(sm.ARMS)
+    for dataset in ("imdb", "yelp_polarity"):
+        assert settings["presets"][dataset] == real_data_settings(scale, dataset).as_dict()
+    assert settings["seeds"] == list(range(max(sm.MIN_SEEDS, 5 if scale == "full" else 1)))
+    assert settings["top_fraction"] == sm.TOP_FRACTION
+
+
+def test_presets_that_disagree_on_the_minimum_count_are_refused(monkeypatch):
+    from dataclasses import replace
+
+    original = sm.real_data_settings
+
+    def disagreeing(scale, dataset="imdb"):
+        found = original(scale, dataset)
+        return replace(found, importance_min_count=found.importance_min_count + (dataset != "imdb"))
+
+    monkeypatch.setattr(sm, "real_data_settings", disagreeing)
+    with pytest.raises(ValueError, match=r"^the presets disagree on importance_min_count \{"):
+        sm.selection_mass_settings("fast")
+
+
+def test_the_table_shows_each_arm_in_percent_and_ratios_with_its_interval(monkeypatch):
+    metrics, splits, runs = run_record(monkeypatch)
+    metrics["arms"] = ["joint", "frozen_random", "probe"]
+    metrics["imdb"]["arms"]["probe"] = metrics["imdb"]["arms"]["one_step_frozen"]
+    frame = sm.selection_frame(metrics, "imdb")
+    assert list(frame.index) == ["joint", "E frozen at random", "probe"], "the record's order; an unknown arm by its key"
+    assert list(frame.columns) == ["share on important words (%)", "lift", "median review ratio",
+                                   "reviews above uniform (%)"]  # fmt: skip
+    joint = metrics["imdb"]["arms"]["joint"]["seed_summary"]
+    ratio, above = joint["median_ratio"], joint["above_uniform"]
+    assert frame.loc["joint", "median review ratio"] == (f"{ratio['value']:.2f} [{ratio['low']:.2f}, {ratio['high']:.2f}]")
+    assert frame.loc["joint", "reviews above uniform (%)"] == (
+        f"{100 * above['value']:.1f} [{100 * above['low']:.1f}, {100 * above['high']:.1f}]"
+    )
