@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from functools import lru_cache
+from functools import cache
 
 from tqdm.auto import tqdm
 
@@ -33,9 +33,10 @@ def preset_of(dataset: str, scale: str) -> RealDataSettings:
     return real_data_settings(scale, "yelp_polarity" if dataset == "yelp_stars" else dataset)
 
 
-@lru_cache(maxsize=2)
+@cache
 def _reviews(settings: RealDataSettings, progress: bool) -> EncodedReviews:
-    """The tokenised reviews of one dataset and seed, kept for the next experiment on the same data."""
+    """The tokenised reviews of one dataset and seed, loaded once for every experiment of a run on the same data
+    (the experiments run seed after seed, so a cache of two would load each seed again for every experiment)."""
     return load_data(settings, progress=progress)
 
 

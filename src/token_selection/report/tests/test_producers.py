@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from token_selection.real_data.diagnoses import DIAGNOSES, Diagnosis
@@ -60,12 +62,17 @@ def test_an_experiment_loads_each_seed_s_reviews_once_and_4_class_yelp_its_own(m
     producers._reviews.cache_clear()
     producers.experiment("imdb", "one_layer", "joint", "fast")(progress)
     producers.experiment("yelp_stars", "multiclass", "joint", "full")(progress, 2)
-    (kind, mode, preset, kw), (_, _, star_preset, star_kw) = calls
+    (kind, mode, preset, kw), (_, _, star_preset, star_kw) = calls[:2]
     assert (kind, mode, preset.dataset, preset.scale, kw["seeds"], kw["progress"]) == ("one_layer", "joint", "imdb", "fast",
                                                                                       [0], progress)  # fmt: skip
     for _ in range(2):
         assert kw["data_for"](preset) == preset.seed
     assert loads == [("imdb", preset.seed, progress)], "the second call reads the kept reviews"
+    for seed in (1, 2, 3):  # an experiment runs seed after seed
+        kw["data_for"](replace(preset, seed=seed))
+    producers.experiment("imdb", "two_layer", "joint", "fast")(progress)
+    assert calls[-1][3]["data_for"](preset) == preset.seed
+    assert len(loads) == 4, "the next experiment reads the reviews of its first seed as the first experiment kept them"
     assert (star_preset.dataset, star_kw["seeds"], star_kw["progress"]) == ("yelp_polarity", [0, 1], progress)
     assert star_kw["data_for"](star_preset) == "stars" and stars == [(star_preset.seed, progress)]
     producers._reviews.cache_clear()
