@@ -161,11 +161,14 @@ class TableColumn:
     """One metric of a record as a table column: ``path`` into ``record["metrics"]`` (dotted) and a format.
 
     fmt: "percent" (one decimal, e.g. 80.2 %), "signed" (+0.95), "float" (3 significant digits),
-    "int" (thousands separated), "seconds" (whole seconds), "text".
+    "int" (thousands separated), "seconds" (whole seconds), "text". with_test_set_error: the column is a test
+    accuracy, whose seed interval is widened by the test set's error (``intervals.with_test_set_error``) as every page
+    gives it.
     """
 
     path: str
     fmt: str
+    with_test_set_error: bool = False
 
     def cell(self, record: dict[str, Any] | None, shape_cell: ShapeCell | None = None) -> str:
         """The cell text of this column for ``record`` (``NO_RECORD`` when None, ``NOT_MEASURED`` when the path is absent).
@@ -178,7 +181,7 @@ class TableColumn:
             return NO_RECORD
         metrics = record["metrics"]
         interval = metrics.get("seed_summary", {}).get(self.path)
-        if interval is not None and self.path == "test_accuracy":  # with the test set's error, as every page gives it
+        if interval is not None and self.with_test_set_error:
             interval = with_test_set_error(interval, metrics.get("n_test"))
         if interval is not None and (interval["n"] > 1 or "n_test" in interval):
             return show_interval(interval, *INTERVAL_FORMATS[self.fmt], basis="")
@@ -237,7 +240,7 @@ def format_value(value: Any, fmt: str) -> str:
 
 
 TABLE_COLUMNS: dict[str, TableColumn] = {
-    "test accuracy": TableColumn("test_accuracy", "percent"),
+    "test accuracy": TableColumn("test_accuracy", "percent", with_test_set_error=True),
     "E.v shape": TableColumn("values.shape", "text"),
     "score shape": TableColumn("scores.shape", "text"),
     "E.v Spearman": TableColumn("values.verdict.spearman", "signed"),

@@ -14,8 +14,9 @@ from typing import Any
 
 import numpy as np
 
+from ..results import shape_counts
 from ..theory.shape import MIN_TOKENS, classify_shape
-from ..theory.shape_effect import ShapeReading, curve_at, read_shape, seed_verdicts, shape_counts
+from ..theory.shape_effect import ShapeReading, curve_at, read_shape, seed_verdicts
 
 MIN_SCORE_STD = 0.1
 """Token-score spread (std of E_s . p over the tokens read, in nats) below which the attention is near uniform:

@@ -13,14 +13,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..intervals import as_interval, show_interval
-from ..theory.shape_effect import shape_counts
+from ..results import shape_counts
 
 Number = float | dict
 """A number, or a seed interval (``intervals.seed_interval``): rules judge the interval, not only its mean."""
-
-
-def _shown(interval: dict) -> str:
-    return show_interval(interval)
 
 
 VERDICTS = ("reproduced", "partly", "not reproduced", "not tested", "not run")
@@ -44,7 +40,7 @@ class AtLeast:
 
     def judge(self, value: Number) -> Judgement:
         interval = as_interval(value)
-        shown = _shown(interval)
+        shown = show_interval(interval)
         if interval["low"] >= self.threshold:
             return "reproduced", f"{shown} >= {self.threshold:g}"
         if interval["value"] >= self.threshold:
@@ -67,7 +63,7 @@ class Within:
 
     def judge(self, value: Number) -> Judgement:
         interval = as_interval(value)
-        shown, low, high = _shown(interval), interval["low"], interval["high"]
+        shown, low, high = show_interval(interval), interval["low"], interval["high"]
         if self.paper - self.tolerance <= low and high <= self.paper + self.tolerance:
             return "reproduced", f"{shown} lies within {self.tolerance:g} of {self.paper:g}"
         if high >= self.paper - 2 * self.tolerance and low <= self.paper + 2 * self.tolerance:
@@ -101,7 +97,7 @@ class WithinFactor:
 
     def judge(self, value: Number) -> Judgement:
         interval = as_interval(value)
-        shown = _shown(interval)
+        shown = show_interval(interval)
         if self.paper / self.factor <= interval["low"] and interval["high"] <= self.paper * self.factor:
             if self.at_convergence and not interval["converged"]:
                 budgets = ", ".join(f"{ratio:.3g} after {b}" for b, ratio in interval.get("by_budget", {}).items())

@@ -256,6 +256,10 @@ def test_a_cell_over_several_seeds_shows_the_mean_and_interval_and_one_seed_the_
         "per_seed": {"values.shape": ["U-shaped", "increasing", "U-shaped"]},
     }
     assert TABLE_COLUMNS["test accuracy"].cell({"metrics": metrics}) == "85.0 [80.1, 90.0] %"
+    plain = TableColumn("test_accuracy", "percent")  # a column that does not declare the test set's error
+    assert plain.cell({"metrics": {**metrics, "n_test": 100}}) == "85.0 [80.1, 90.0] %"
+    widened = TABLE_COLUMNS["test accuracy"].cell({"metrics": {**metrics, "n_test": 100}})
+    assert widened != plain.cell({"metrics": {**metrics, "n_test": 100}}) and widened.startswith("85.0 [")
     assert TABLE_COLUMNS["E.v shape"].cell({"metrics": metrics}) == "2 U-shaped, 1 increasing of 3 seeds"
     assert TableColumn("seed_summary.test_accuracy.n", "int").cell({"metrics": metrics}) == "3"
     one = {
