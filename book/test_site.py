@@ -84,6 +84,23 @@ SCROLLING_CODE = """() => {
                   line: pre.textContent.split('\\n').reduce((a, b) => (b.length > a.length ? b : a), '')}));
 }"""
 
+# Printed output that the stylesheet wraps (white-space: pre-wrap) where wrapping breaks its layout: a line laid out
+# in columns (two runs of text with three or more spaces between them) or indented as code (four spaces) that is
+# longer than the block shows on one row. A sentence may wrap; a table row or a line of code may not.
+WRAPPED_COLUMNS = r"""() => {
+  document.querySelectorAll('article details').forEach(d => { d.open = true; });
+  const ruler = document.createElement('canvas').getContext('2d');
+  return [...document.querySelectorAll('article .cell_output pre')].flatMap(pre => {
+    const style = getComputedStyle(pre);
+    if (!style.whiteSpace.includes('wrap')) return [];
+    ruler.font = style.font;
+    const room = Math.floor((pre.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight))
+                            / ruler.measureText('0').width);
+    return pre.textContent.split('\n').filter(line => line.length > room && /^ {4}|\S {3,}\S/.test(line))
+      .map(line => ({room, line}));
+  });
+}"""
+
 # Tables and display equations of the text column (margins left out) that do not fit it: a table whose right edge
 # passes the column's, an equation that MathJax lets scroll sideways (its end is cut off until the reader scrolls).
 WIDE_BLOCKS = """() => {
@@ -133,6 +150,11 @@ def reader_defects(page) -> list[str]:
         problems.append(
             f"a code block scrolls sideways by {block['overflow']} px at {READING_VIEWPORT['width']} px: "
             f"{block['line'].strip()[:70]!r} ({len(block['line'])} characters)"
+        )
+    for wrapped in page.evaluate(WRAPPED_COLUMNS):
+        problems.append(
+            f"a printed table row or code line wraps at {READING_VIEWPORT['width']} px "
+            f"({len(wrapped['line'])} characters, {wrapped['room']} fit): {wrapped['line'].strip()[:70]!r}"
         )
     for note in page.evaluate(WIDE_MARGINS):
         problems.append(
@@ -429,6 +451,32 @@ def test_reader_checker_catches_a_code_block_that_scrolls(feed):
     assert reader_defects(_code_page(feed, wrapped, cell_class="cell_output")) == []
 
 
+def _output_page(feed, text: str):
+    """A fed page whose article, 700 px wide, holds one printed output wrapped as the book's stylesheet wraps it."""
+    return feed(
+        '<article class="bd-article" style="width: 700px"><div class="cell"><div class="cell_output">'
+        f'<pre style="white-space: pre-wrap; font: 14px monospace; padding: 16px">{text}</pre></div></div></article>'
+    )
+
+
+def test_reader_checker_catches_a_printed_table_row_or_code_line_that_wraps(feed):
+    room = _output_page(feed, "x").evaluate(
+        "(() => { const pre = document.querySelector('pre'); const c = document.createElement('canvas').getContext('2d');"
+        " c.font = getComputedStyle(pre).font; return Math.floor((pre.clientWidth - 32) / c.measureText('0').width); })()"
+    )
+    row = "delta" + " " * 3 + "x" * (room - 8)  # exactly the room: fits on one row
+    assert len(row) == room and reader_defects(_output_page(feed, row)) == []
+    wraps = reader_defects(_output_page(feed, row + "y"))
+    assert len(wraps) == 1 and wraps[0].startswith("a printed table row or code line wraps"), wraps
+    assert f"({room + 1} characters, {room} fit)" in wraps[0], wraps
+    code = "    " + "z" * (room - 3)
+    assert len(reader_defects(_output_page(feed, code))) == 1  # indented as code
+    assert reader_defects(_output_page(feed, code[:-1])) == []
+    # a sentence may wrap: no column gap, no code indentation
+    assert reader_defects(_output_page(feed, " ".join(["word"] * room))) == []
+    assert reader_defects(_output_page(feed, "   " + "w" * room)) == []  # three spaces are not code
+
+
 def _wide_page(feed, inner: str):
     """A fed page whose article, 700 px wide, holds ``inner``."""
     return feed(f'<article class="bd-article" style="width: 700px"><p>Prose.</p>{inner}</article>')
@@ -487,7 +535,7 @@ FRONT_PAGE = PAGES[0]
 CHAPTER_PAGES = [path for path in PAGES if path.startswith("notebooks/")]
 READING_PAGES = [FRONT_PAGE, *CHAPTER_PAGES]
 # Share of machinery sentences allowed on the reading path: the front page and chapters 1-5 are read by every
-# learner; chapters 9 and 13 are the referee's reference pages (a learner may skip them) and have no limit.
+# learner; chapters 9 and 9b are the referee's reference pages (a learner may skip them) and have no limit.
 MACHINERY_LIMITS = {FRONT_PAGE: 0.10, **{p: 0.10 for p in CHAPTER_PAGES if p[10:12] in {"01", "02", "03", "04", "05"}}}
 MACHINERY_EXCEPTED = {p for p in CHAPTER_PAGES if p[10:12] in {"09", "13"}}
 MACHINERY_DEFAULT_LIMIT = 0.15

@@ -338,7 +338,7 @@ def draw_12(ns: dict):
     }
 
 
-# Chapter 13: accuracy with frozen and trained embeddings against d / V, at both scales, from the diagnosis records.
+# Chapter 9b: accuracy with frozen and trained embeddings against d / V, at both scales, from the diagnosis records.
 def draw_13(ns: dict):
     capacity, pn = ns["capacity"], ns["pn"]
     fig, axes = plt.subplots(1, 2, figsize=SIZE, sharey=True)

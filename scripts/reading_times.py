@@ -84,7 +84,10 @@ def main(argv: list[str] | None = None) -> int:
         else:
             reading = rt.reading_minutes(counts)
             stated_minutes = [m for _, m in counts.exercises]
-            print(f"{path.name}: reading {reading:.0f} min + exercises {stated_minutes} -> {want} minutes (stated {have})")
+            proofs = f" + proofs {list(counts.proofs)}" if counts.proofs else ""
+            print(
+                f"{path.name}: reading {reading:.0f} min + exercises {stated_minutes}{proofs} -> {want} minutes (stated {have})"
+            )
     return status
 
 

@@ -12,14 +12,18 @@ naming the chapter and the exercise's label. The reading time is a formula (CONT
             + MINUTES_PER_CODE_LINE * visible code lines
             + MINUTES_PER_GLUED_VALUE * computed values
 
-and the chapter's time is ``reading + the exercises' stated minutes``, rounded to the nearest 5
-minutes. What is counted, on the notebook's cells:
+and the chapter's time is ``reading + the exercises' stated minutes + the worked proofs' stated
+minutes``, rounded to the nearest 5 minutes. A proof the learner is meant to work through with pen
+and paper states its minutes on its first line, ``*Pen and paper, about 40 minutes.*``: its words
+and equations are then priced by that line, not by the reading formula (which would give the
+five-step proof of chapter 4 eleven minutes; two learners took 35 and 50). A proof without that
+line is read, and counted, as prose. What is counted, on the notebook's cells:
 
-- **words**: the Markdown's words, with solutions (their reading is in the exercise's minutes),
+- **words**: the Markdown's words, with solutions and priced proofs (their reading is in the exercise's minutes),
   display mathematics, code blocks, directive option lines (``:label: ...``) and HTML comments
   left out; inline mathematics counts as one word; the ``**Time.**`` paragraph is not counted.
 - **display equations**: ``$$ ... $$`` blocks and ``{math}`` directives (an ``align`` of several
-  lines counts once), outside solutions.
+  lines counts once), outside solutions and priced proofs.
 - **visible code lines**: non-blank lines of the code cells a reader sees, to skim: the first
   code cell (the Colab set-up) and cells tagged ``remove-cell``, ``remove-input``,
   ``hide-input`` or ``hide-cell`` are left out.
@@ -29,8 +33,9 @@ minutes. What is counted, on the notebook's cells:
 
 The reading constants were calibrated on a learner's measured times and three later readers'
 estimates (2026-11-26 and 27), when exercises were priced at a flat 8 or 10 minutes; with the
-exercises' own minutes, chapters 1-5 land within 15 % of the learner's times of 2026-11-28
-(``tests/test_reading_time.py``, ``scripts/test_reading_times.py``).
+exercises' own minutes, chapters 1-5 landed within 15 % of the learner's times of 2026-11-28
+(``tests/test_reading_time.py``), and with chapter 4's proof priced, chapters 1-5 and 4b land within
+15 % of a later learner's times of the chapters as they are now (``scripts/test_reading_times.py``).
 """
 
 from __future__ import annotations
@@ -57,6 +62,10 @@ _FENCE = re.compile(r"^(`{3,}|:{3,}).*$", re.MULTILINE)
 _EXERCISE = re.compile(r"^(`{3,}|:{3,})\{exercise\}[^\n]*\n((?::[\w-]+:[^\n]*\n)*)\s*([^\n]*)", re.MULTILINE)
 _LABEL = re.compile(r"^:label:\s*(\S+)", re.MULTILINE)
 STATED_TIME = re.compile(r"^\*Difficulty (★{1,3}☆*), about (\d+) minutes\.\*")
+_PRICED_PROOF = re.compile(
+    r"^(`{3,}|:{3,})\{prf:proof\}[^\n]*\n(?::[\w-]+:[^\n]*\n)*\s*\*Pen and paper, about (\d+) minutes\.\*.*?^\1[ \t]*$",
+    re.DOTALL | re.MULTILINE,
+)
 _SOLUTION_BLOCK = re.compile(r"^(`{3,}|:{3,})\{solution\}.*?^\1\s*$", re.DOTALL | re.MULTILINE)
 _SOLUTION_START = re.compile(r"^(`{3,}|:{3,})\{solution-start\}")
 _SOLUTION_END = re.compile(r"^(`{3,}|:{3,})\{solution-end\}")
@@ -75,6 +84,8 @@ class Counts:
     glued_values: int
     exercises: tuple[tuple[str, int], ...] = ()
     """(label, stated minutes) of each exercise, in order."""
+    proofs: tuple[int, ...] = ()
+    """The stated minutes of each priced proof (``*Pen and paper, about 40 minutes.*``), in order."""
 
 
 class MissingExerciseTime(ValueError):
@@ -170,6 +181,12 @@ def _without_solutions(text: str, in_solution: bool) -> tuple[str, bool]:
     return "\n".join(kept), in_solution
 
 
+def priced_proofs(text: str) -> tuple[str, list[int]]:
+    """``text`` without its priced proofs, and the minutes each states (see the module docstring)."""
+    minutes = [int(match.group(2)) for match in _PRICED_PROOF.finditer(text)]
+    return _PRICED_PROOF.sub(" ", text), minutes
+
+
 def count(notebook: dict[str, Any], chapter: str = "the chapter") -> Counts:
     """The counts of a notebook (a dict as ``json.load`` or ``nbformat.read`` gives it); ``chapter`` names it in errors."""
     cells = [_cell_dict(cell) for cell in notebook["cells"]]
@@ -178,6 +195,7 @@ def count(notebook: dict[str, Any], chapter: str = "the chapter") -> Counts:
     setup = next((i for i, (kind, _, _) in enumerate(cells) if kind == "code"), None)
     words = equations = code_lines = glued = 0
     exercises: list[tuple[str, int]] = []
+    proofs: list[int] = []
     in_solution = False  # between a solution-start and its solution-end, which may span cells
     for index, (kind, source, tags) in enumerate(cells):
         if kind == "markdown" and "remove-cell" in tags:
@@ -185,13 +203,15 @@ def count(notebook: dict[str, Any], chapter: str = "the chapter") -> Counts:
         if kind == "markdown":
             exercises += exercise_times(source, chapter)
             read, in_solution = _without_solutions(source, in_solution)
+            read, stated = priced_proofs(read)
+            proofs += stated
             w, e = count_markdown(read)
             words += w
             equations += e
             glued += count_glued(read)
         elif kind == "code" and index != setup and not any(tag in HIDDEN_TAGS for tag in tags):
             code_lines += sum(1 for line in source.split("\n") if line.strip())
-    return Counts(words, equations, code_lines, glued, tuple(exercises))
+    return Counts(words, equations, code_lines, glued, tuple(exercises), tuple(proofs))
 
 
 def reading_minutes(counts: Counts) -> float:
@@ -205,8 +225,8 @@ def reading_minutes(counts: Counts) -> float:
 
 
 def minutes(counts: Counts) -> float:
-    """Reading plus every exercise's stated minutes, unrounded."""
-    return reading_minutes(counts) + sum(m for _, m in counts.exercises)
+    """Reading plus every exercise's and every priced proof's stated minutes, unrounded."""
+    return reading_minutes(counts) + sum(m for _, m in counts.exercises) + sum(counts.proofs)
 
 
 def rounded(value: float, step: int = ROUND_TO) -> int:
@@ -236,6 +256,6 @@ FORMULA_TEXT = (
     f"words / {WORDS_PER_MINUTE:g} + {MINUTES_PER_EQUATION:g} min a display equation"
     f" + {round(60 * MINUTES_PER_CODE_LINE):g} s a visible code line"
     f" + {round(60 * MINUTES_PER_GLUED_VALUE):g} s a computed value"
-    " + each exercise's stated minutes"
+    " + each exercise's and each worked proof's stated minutes"
 )
 """The formula in words, as CONTRIBUTING.md states it (it is no longer printed on the chapters)."""

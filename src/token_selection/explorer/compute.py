@@ -101,30 +101,45 @@ def _single_thread() -> Iterator[None]:
         torch.set_num_threads(before)
 
 
-def _explore(config: ExplorerConfig, report: Callable[[str], None]) -> ExplorerResult:
+def _explore(
+    config: ExplorerConfig,
+    report: Callable[[str], None],
+) -> ExplorerResult:
     """The body of ``explore`` for a validated config."""
     report(STAGES[0])
-    data = make_synthetic(config.n, config.T, config.vocab_size, config.delta, zipf=config.zipf, seed=config.seed)
+    data = make_synthetic(
+        config.n,
+        config.T,
+        config.vocab_size,
+        config.delta,
+        zipf=config.zipf,
+        seed=config.seed,
+    )
     report(STAGES[1])
-    eta_star = step_size_threshold(data.X, data.y, config.vocab_size, config.d)
+    V = config.vocab_size
+    eta_star = step_size_threshold(data.X, data.y, V, config.d)
     step_size = config.step_factor * eta_star
-    model = CLSAttention(config.vocab_size, config.d, seed=config.seed, dtype=torch.float64)
+    model = CLSAttention(V, config.d, seed=config.seed, dtype=torch.float64)
     E1 = one_step_embeddings(model, data.X, data.y, step_size)
     v = model.v.detach()
-    alpha = signed_frequency(data.X, data.y, config.vocab_size).numpy()
+    alpha = signed_frequency(data.X, data.y, V).numpy()
     values = (E1 @ v).numpy()
     model.E.data.copy_(E1)
 
     report(STAGES[2])
     try:
-        # selection=: the relevant tokens of a sequence also tie, as when p selects all of them
-        reference, message = solve_max_margin(E1, data.X, selection=data.relevant).direction, ""
+        # selection=: the relevant tokens of a sequence also tie, as when
+        # p selects all of them
+        solution = solve_max_margin(E1, data.X, selection=data.relevant)
+        reference, message = solution.direction, ""
     except ValueError as error:
         reference, message = None, str(error)
 
     report(STAGES[3])
-    history = train_cls(model, data.X, data.y, steps=config.p_steps, lr=config.p_lr, method="normalized",
-                        reference=reference, relevant=data.relevant)  # fmt: skip
+    history = train_cls(
+        model, data.X, data.y, steps=config.p_steps, lr=config.p_lr,
+        method="normalized", reference=reference, relevant=data.relevant,
+    )  # fmt: skip
     arrays = history.as_arrays()
     if reference is None:
         arrays["cosine"] = np.full_like(arrays["cosine"], np.nan)

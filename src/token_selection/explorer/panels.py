@@ -71,11 +71,15 @@ def scores_title(scores, token_class, *, first_line: str = "3. final scores", ne
     return first_line + (f"{newline}{pattern}" if pattern else "")
 
 
-def draw_panels(result: ExplorerResult, *, width: float = 15.0) -> Figure:
+LEGEND_SIZE = 9.5
+"""Points, of the panels' legends and notes: a figure 11 inches wide is shown about 700 px wide in the book."""
+
+
+def draw_panels(result: ExplorerResult, *, width: float = 11.0) -> Figure:
     """The three panels as a matplotlib ``Figure`` (not registered with pyplot)."""
     # a fixed layout: constrained layout would double the drawing time of a redraw
     fig = Figure(figsize=(width, width * 0.3))
-    fig.subplots_adjust(left=0.055, right=0.99, bottom=0.15, top=0.8, wspace=0.27)
+    fig.subplots_adjust(left=0.065, right=0.99, bottom=0.17, top=0.77, wspace=0.36)
     ax_step, ax_train, ax_score = fig.subplots(1, 3)
     plot_against_importance(ax_step, result.alpha, result.values, result.token_class)
     plot_against_importance(ax_score, result.alpha, result.scores, result.token_class)
@@ -89,9 +93,10 @@ def draw_panels(result: ExplorerResult, *, width: float = 15.0) -> Figure:
     ax_step.set_ylabel(r"$E_s \cdot v$ after one step")
     ax_step.set_title(
         f"1. one step of {result.config.step_factor:g} $\\eta^*$\ncorr(E.v, alpha) = {result.correlation:.3f} "
-        f"(predicted {result.predicted_correlation:.3f})"
+        f"(predicted {result.predicted_correlation:.3f})",
+        fontsize=LEGEND_SIZE + 1,
     )
-    ax_step.legend(fontsize=8, loc="upper left")
+    ax_step.legend(fontsize=LEGEND_SIZE, loc="upper left")
 
     steps = result.history["step"]
     shown = steps > 0
@@ -101,9 +106,11 @@ def draw_panels(result: ExplorerResult, *, width: float = 15.0) -> Figure:
         if result.selection_cosine is not None and result.selection_cosine != result.final_cosine:
             title += f"; own selection: {result.selection_cosine:.3f}"
     else:
-        message = "\n".join(textwrap.wrap(result.max_margin_message, 48))
-        ax_train.text(0.5, 0.35, "no max-margin direction:\n" + message, ha="center", va="center",
-                      transform=ax_train.transAxes, fontsize=8, color="#8b0000")  # fmt: skip
+        # above the legend (lower right), on white: the attention curves pass behind it
+        message = "\n".join(textwrap.wrap(result.max_margin_message, 34))
+        ax_train.text(0.5, 0.62, "no max-margin direction:\n" + message, ha="center", va="center",
+                      transform=ax_train.transAxes, fontsize=LEGEND_SIZE, color="#8b0000",
+                      bbox=dict(facecolor="white", alpha=0.85, edgecolor="none"))  # fmt: skip
         title = "2. training p\nno p_mm"
     for key, style, label in (("mean_relevant_attention", "-", "mean"), ("min_relevant_attention", ":", "min")):
         ax_train.plot(steps[shown], result.history[key][shown], color="#2ca02c", ls=style, label=f"{label} relevant attention")
@@ -111,13 +118,16 @@ def draw_panels(result: ExplorerResult, *, width: float = 15.0) -> Figure:
     ax_train.set_ylim(-0.05, 1.05)
     ax_train.set_xlabel("normalised-GD steps on p (log scale)")
     ax_train.set_ylabel("cosine / attention mass")
-    ax_train.set_title(title)
-    ax_train.legend(fontsize=8, loc="lower right")
+    ax_train.set_title(title, fontsize=LEGEND_SIZE + 1)
+    ax_train.legend(fontsize=LEGEND_SIZE, loc="lower right")
 
     ax_score.set_xlabel(r"importance: signed frequency $\alpha_s$")
     ax_score.set_ylabel(r"$E_s \cdot p/\|p\|$ after training p")
-    ax_score.set_title(scores_title(result.scores, result.token_class, first_line="3. final scores (colours as in 1)"))
-    fig.suptitle(result.config.label(), fontsize=10)
+    ax_score.set_title(
+        scores_title(result.scores, result.token_class, first_line="3. final scores (colours as in 1)"),
+        fontsize=LEGEND_SIZE + 1,
+    )
+    fig.suptitle(result.config.label(), fontsize=LEGEND_SIZE + 1)
     return fig
 
 

@@ -105,7 +105,7 @@ def relative_spread(binned: BinnedStats) -> float:
 
 
 def scale_free_spread(binned: BinnedStats) -> float:
-    """Mean per-bin std over the std of the curve's tokens, the scale-free reading of chapter 13: the tokens' std is
+    """Mean per-bin std over the std of the curve's tokens, the scale-free reading of chapter 9b: the tokens' std is
     recovered from the bins by the law of total variance (count-weighted within-bin variance plus the variance of
     the bin means; a population std, as the bins' own)."""
     centre = np.average(binned.mean, weights=binned.count)

@@ -184,11 +184,11 @@ EXPLAINED_IN = {
     "key_query_scores": "The score shapes of W_KQ and the MLP",
     "mlp_scores": "The score shapes of W_KQ and the MLP",
 }
-"""The section of chapter 13 whose experiment explains a row's difference, by claim key."""
+"""The section of chapter 9b whose experiment explains a row's difference, by claim key."""
 
 
 def why_list(frame: pd.DataFrame, scale: str = "full") -> str:
-    """For each row not reproduced at ``scale``: its number, the verdict's reason, and the section of chapter 13 whose
+    """For each row not reproduced at ``scale``: its number, the verdict's reason, and the section of chapter 9b whose
     experiment explains it (``EXPLAINED_IN``; chapter 9 says in words what those experiments found).
 
     A bulleted list that names each row ("Row 9"), so the table's "why: 9 below" finds it: a numbered Markdown list
@@ -196,7 +196,7 @@ def why_list(frame: pd.DataFrame, scale: str = "full") -> str:
     items = []
     for o in frame[(frame["scale"] == scale) & (frame["verdict"] != "reproduced")].sort_values("row").itertuples():
         section = EXPLAINED_IN.get(o.key)
-        where = f" Chapter 13 measures why: *{section}*." if section else ""
+        where = f" Chapter 9b measures why: *{section}*." if section else ""
         items.append(f"- **Row {o.row}** ({o.verdict}: {o.why}).{where}")
     return "\n".join(items)
 

@@ -196,3 +196,29 @@ def test_flat_exercise_prices_would_miss_the_learners_longest_chapters():
         counts, measured = LEARNER_2026_11_28[chapter]
         flat = rt.reading_minutes(counts) + 8 * len(counts.exercises)
         assert flat / measured - 1 < -0.15
+
+
+def proof(first_line: str, fence: str = "```") -> str:
+    return f"{fence}{{prf:proof}}\n:class: dropdown\n{first_line}\n\nFive words of the proof.\n\n$$\na = b\n$$\n{fence}"
+
+
+def test_a_proof_priced_on_its_first_line_counts_its_minutes_not_its_words():
+    before, after = md("Three words before."), md("Two after.")
+    priced = rt.count({"cells": [before, md(proof("*Pen and paper, about 40 minutes.*") + "\n\nTwo after.")]})
+    plain = rt.count({"cells": [before, after]})
+    assert priced.proofs == (40,) and (priced.words, priced.equations) == (plain.words, plain.equations)
+    assert rt.minutes(priced) == pytest.approx(rt.minutes(plain) + 40)
+    # ::: fences, and two proofs in one cell, each with its own minutes
+    two = md(proof("*Pen and paper, about 35 minutes.*", ":::") + "\n\n" + proof("*Pen and paper, about 5 minutes.*"))
+    assert rt.count({"cells": [two]}) == rt.Counts(0, 0, 0, 0, (), (35, 5))
+
+
+def test_a_proof_without_a_price_or_with_the_price_later_is_read_as_prose():
+    for first in ("*Step 1.*", "Read it. *Pen and paper, about 40 minutes.*"):
+        counts = rt.count({"cells": [md(proof(first))]})
+        assert counts.proofs == () and counts.equations == 1 and counts.words >= 5, first
+    # the priced block ends at its own closing fence: the prose after it is read
+    after = rt.count(
+        {"cells": [md(proof("*Pen and paper, about 40 minutes.*") + "\n\nNine more words are read here after the proof.")]}
+    )
+    assert after.words == 9 and after.proofs == (40,)

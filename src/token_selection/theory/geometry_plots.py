@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import torch
+from matplotlib import colormaps
 from matplotlib.axes import Axes
 from numpy.typing import ArrayLike
 
@@ -95,7 +96,9 @@ def plot_selection_geometry(
     ax_svm.scatter([0], [0], marker="+", color="k")
     ax_svm.set_aspect("equal")
     ax_svm.set_title("Logistic regression turns to the max-margin direction")
-    ax_svm.legend(fontsize=7, loc="lower left")
+    # below the plot, where no point or line lies; the trail's key in the trail's darker end (its first colour is pale)
+    legend = ax_svm.legend(fontsize=9.5, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2)
+    legend.legend_handles[3].set_color(colormaps["Reds"](0.8))
     ax_path.plot(p_xy[:, 0], p_xy[:, 1], "o-", color="tab:red", ms=3)
     ax_path.axvline(0, color="k", lw=0.8)
     reach = max(np.abs(p_xy).max(), 1e-12)  # equal scales: the v-component is seen at its true size

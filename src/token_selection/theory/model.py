@@ -15,12 +15,16 @@ from torch import nn
 from ..validation import ArrayLike, check_mask, check_positive_int, check_tokens
 
 
-def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
+def masked_softmax(
+    scores: torch.Tensor,
+    mask: torch.Tensor | None,
+) -> torch.Tensor:
     """Softmax over the last axis; masked positions get weight exactly 0.
 
     scores: (n, T) float; mask: (n, T) bool or None, every row with a True.
-    Stable at any scale of the scores: the row maximum over real positions is
-    subtracted first, so exp never overflows and the largest weight is > 0.
+    Stable at any scale of the scores: the row maximum over real positions
+    is subtracted first, so exp never overflows and the largest weight is
+    > 0.
     """
     if mask is not None:
         scores = scores.masked_fill(~mask, float("-inf"))
@@ -86,7 +90,10 @@ def gather_tokens(table: torch.Tensor, X: torch.Tensor) -> torch.Tensor:
 
 
 def gathered_logits(
-    token_scores: torch.Tensor, token_values: torch.Tensor, X: torch.Tensor, mask: torch.Tensor | None
+    token_scores: torch.Tensor,
+    token_values: torch.Tensor,
+    X: torch.Tensor,
+    mask: torch.Tensor | None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """The fast exact form: logits (n,) and attention weights (n, T).
 

@@ -54,12 +54,21 @@ def one_step_embeddings(
     return (E - lr * grad).detach()
 
 
-def predicted_one_step(E0: ArrayLike, v: ArrayLike, alpha: ArrayLike, lr: float) -> torch.Tensor:
-    """Closed form ``E0 + (lr/2) alpha v^T``: (V, d). E0: (V, d); v: (d,); alpha: (V,) (tensors or numpy arrays)."""
+def predicted_one_step(
+    E0: ArrayLike,
+    v: ArrayLike,
+    alpha: ArrayLike,
+    lr: float,
+) -> torch.Tensor:
+    """Closed form ``E0 + (lr/2) alpha v^T``: (V, d).
+
+    E0: (V, d); v: (d,); alpha: (V,) (tensors or numpy arrays).
+    """
     E0 = check_matrix(E0, "E0")
     v = check_vector(v, E0.shape[1], "v")
     alpha = check_vector(alpha, E0.shape[0], "alpha")
-    return E0 + (lr / 2) * alpha.to(E0.dtype)[:, None] * v.to(E0.dtype)[None, :]
+    alpha, v = alpha.to(E0.dtype), v.to(E0.dtype)
+    return E0 + (lr / 2) * alpha[:, None] * v[None, :]
 
 
 def one_step_sample_weights(model: CLSAttention, X: ArrayLike, y: ArrayLike, mask: ArrayLike | None = None) -> torch.Tensor:

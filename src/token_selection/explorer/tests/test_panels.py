@@ -72,7 +72,7 @@ def test_panel_one_titles_and_labels(figure):
     assert ax.get_ylabel() == r"$E_s \cdot v$ after one step"
     legend = ax.get_legend()
     assert [t.get_text() for t in legend.get_texts()] == [*CLASS_LABELS.values(), "fit: slope 2.5", "predicted 3"]
-    assert legend._loc == 2 and legend.get_texts()[0].get_fontsize() == 8  # 2: matplotlib's code of "upper left"
+    assert legend._loc == 2 and legend.get_texts()[0].get_fontsize() == 9.5  # 2: matplotlib's code of "upper left"
 
 
 def test_panel_two_draws_training_from_step_one_on_a_log_axis(figure):
@@ -92,7 +92,7 @@ def test_panel_two_draws_training_from_step_one_on_a_log_axis(figure):
     assert ax.get_title() == "2. training p\ncos(p, p_mm) = 0.960"
     legend = ax.get_legend()
     assert [t.get_text() for t in legend.get_texts()] == list(lines)
-    assert legend._loc == 4 and legend.get_texts()[0].get_fontsize() == 8  # 4: "lower right"
+    assert legend._loc == 4 and legend.get_texts()[0].get_fontsize() == 9.5  # 4: "lower right"
     assert not ax.texts
 
 
@@ -109,17 +109,18 @@ def test_panel_two_names_the_cosine_of_p_s_own_selection_only_when_it_differs(ow
 
 
 def test_without_p_mm_panel_two_says_why_and_draws_only_the_attention():
-    # a 48-character line fits, a 49-character one is broken: "a"*46 + " b" is 48, "c"*47 + " d" is 49
-    message = "a" * 46 + " b " + "c" * 47 + " d"
+    # a 34-character line fits, a 35-character one is broken: "a"*32 + " b" is 34, "c"*33 + " d" is 35
+    message = "a" * 32 + " b " + "c" * 33 + " d"
     result = hand_made_result(final_cosine=None, selection_cosine=None, max_margin_message=message)
     ax = draw_panels(result).axes[1]
     assert ax.get_title() == "2. training p\nno p_mm"
     assert [line.get_label() for line in ax.get_lines()] == ["mean relevant attention", "min relevant attention"]
     (text,) = ax.texts
-    assert text.get_text() == "\n".join(["no max-margin direction:", "a" * 46 + " b", "c" * 47, "d"])
-    assert text.get_position() == (0.5, 0.35) and text.get_transform() == ax.transAxes
+    assert text.get_text() == "\n".join(["no max-margin direction:", "a" * 32 + " b", "c" * 33, "d"])
+    assert text.get_position() == (0.5, 0.62) and text.get_transform() == ax.transAxes
+    assert text.get_bbox_patch().get_facecolor()[:3] == (1.0, 1.0, 1.0)  # on white, over the curves
     assert (text.get_horizontalalignment(), text.get_verticalalignment()) == ("center", "center")
-    assert text.get_fontsize() == 8 and to_hex(text.get_color()) == "#8b0000"
+    assert text.get_fontsize() == 9.5 and to_hex(text.get_color()) == "#8b0000"
 
 
 def test_panel_three_and_the_figure_title(figure):
@@ -130,28 +131,28 @@ def test_panel_three_and_the_figure_title(figure):
     assert ax.get_title() == "3. final scores (colours as in 1)\nboth classes on top"
     assert not ax.get_lines() and ax.get_legend() is None
     assert figure._suptitle.get_text() == "delta=0.25, d=64, T=6, n=10, one step eta=2.5 eta*, p-steps=100, seed=3"
-    assert figure._suptitle.get_fontsize() == 10
+    assert figure._suptitle.get_fontsize() == 10.5
 
 
-def test_the_figure_title_is_10_points_whatever_the_default_font_size():
+def test_the_figure_title_is_10_5_points_whatever_the_default_font_size():
     with matplotlib.rc_context({"font.size": 14, "figure.titlesize": 16}):
         figure = draw_panels(hand_made_result())
-    assert figure._suptitle.get_fontsize() == 10
+    assert figure._suptitle.get_fontsize() == 10.5
 
 
 def test_the_panels_fill_the_width_and_no_text_overlaps_another_panel_or_the_title():
-    figure = draw_panels(hand_made_result())  # the default width: 15 inches
-    assert tuple(figure.get_size_inches()) == (15.0, 4.5)
+    figure = draw_panels(hand_made_result())  # the default width: 11 inches
+    assert tuple(figure.get_size_inches()) == pytest.approx((11.0, 3.3))
     renderer = FigureCanvasAgg(figure).get_renderer()
     figure.draw(renderer)
     boxes = [ax.get_tightbbox(renderer) for ax in figure.axes]  # each panel with its titles, labels and ticks
     frames = [ax.get_window_extent(renderer) for ax in figure.axes]
     assert [f.x0 for f in frames] == sorted(f.x0 for f in frames)  # left to right: step, training, scores
     width, height = figure.bbox.width, figure.bbox.height
-    assert frames[0].x0 < 0.06 * width and frames[2].x1 > 0.98 * width  # the three panels use the figure's width
+    assert frames[0].x0 < 0.08 * width and frames[2].x1 > 0.98 * width  # the three panels use the figure's width
     for box in boxes:
         assert box.x0 >= 0 and box.x1 <= width and box.y0 >= 0 and box.y1 <= height  # nothing cut off
-    assert all(frame.width >= 0.25 * width for frame in frames)  # three panels share the width, little lost to gaps
+    assert all(frame.width >= 0.24 * width for frame in frames)  # three panels share the width, little lost to gaps
     for left, right in zip(boxes, boxes[1:], strict=False):
         assert right.x0 - left.x1 >= 0.02 * width  # a panel's labels stay clear of the next one's, with a visible gap
     assert all(box.y0 >= 0.03 * height for box in boxes)  # the x labels are not flush with the lower edge

@@ -170,7 +170,9 @@ def test_every_element_of_the_figure():
         r"points $a = E_r - E_x$", "max-margin direction", r"margin boundary $\theta_{\mathrm{mm}}\cdot a = 1$",
         r"$\theta/\|\theta\|$ during GD", "support",
     ]  # fmt: skip
-    assert legend.get_texts()[0].get_fontsize() == 7 and legend._loc == 3  # 3: "lower left"
+    assert legend.get_texts()[0].get_fontsize() == 9.5 and legend._loc == 9  # 9: "upper center", of the box below
+    assert legend.get_bbox_to_anchor().transformed(left.transAxes.inverted()).y0 == pytest.approx(-0.1)
+    np.testing.assert_allclose(legend.legend_handles[3].get_facecolor()[0], plt.get_cmap("Reds")(0.8))
 
     trail, axis = right.get_lines()
     np.testing.assert_allclose(np.c_[trail.get_xdata(), trail.get_ydata()], p_path)
