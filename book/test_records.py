@@ -22,7 +22,7 @@ from token_selection.results import SCALES, TABLE_COLUMNS, read_record
 from token_selection.theory.shape_effect import shape_cell
 
 PAGES = Path(__file__).resolve().parents[1] / "_build" / "html" / "notebooks"
-CHAPTERS = ("06_imdb", "07_yelp", "08_beyond", "08b_models", "09_reproduction", "13_differences")
+CHAPTERS = ("06_imdb", "07_yelp", "08_beyond", "08b_models", "09_reproduction", "09b_differences")
 MUST_HAVE_RECORD_TABLES = ("06_imdb", "07_yelp", "09_reproduction")
 HEADER = re.compile(r"^(?P<column>.+) \((?P<scale>" + "|".join(SCALES) + r")\)$")
 

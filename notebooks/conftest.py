@@ -43,7 +43,9 @@ import execute_notebooks as chapters  # noqa: E402
 class ChapterRun:
     """One nbval run of a chapter: its deadline, and the executed notebook rebuilt from the kernel's messages."""
 
-    def __init__(self, notebook_file, start: float, sharing: int = 1) -> None:
+    def __init__(
+        self, notebook_file, start: float, sharing: int = 1
+    ) -> None:
         self.path = Path(str(notebook_file.fspath)).resolve()
         # a limit is for a chapter that has the machine to itself; ``sharing`` chapters at once each have a share of it
         self.limit = chapters.limit_for(self.path) * sharing
@@ -51,7 +53,11 @@ class ChapterRun:
         self.last_cell_end = start
         self.source_cells = notebook_file.nb.cells
         self.nb = copy.deepcopy(notebook_file.nb)
-        self.code_cells = [i for i, cell in enumerate(self.nb.cells) if cell.cell_type == "code"]
+        self.code_cells = [
+            i
+            for i, cell in enumerate(self.nb.cells)
+            if cell.cell_type == "code"
+        ]
         self.passed: set[int] = set()
         self.failed = False
         self.stored = False
@@ -63,7 +69,10 @@ class ChapterRun:
 
     def _tap(self, notebook_file) -> None:
         """See every iopub message nbval reads, and the id of every execution it starts."""
-        read, execute = notebook_file.get_kernel_message, notebook_file.kernel.execute_cell_input
+        read, execute = (
+            notebook_file.get_kernel_message,
+            notebook_file.kernel.execute_cell_input,
+        )
 
         def get_kernel_message(timeout=None, stream="iopub"):
             msg = read(timeout=timeout, stream=stream)
@@ -80,16 +89,26 @@ class ChapterRun:
 
     def begin(self, source_cell) -> None:
         """Start recording the notebook cell that nbval is about to run."""
-        self.index = next(i for i, cell in enumerate(self.source_cells) if cell is source_cell)
+        self.index = next(
+            i
+            for i, cell in enumerate(self.source_cells)
+            if cell is source_cell
+        )
         self.nb.cells[self.index].outputs = []
         self.client.clear_before_next_output = False
         self.msg_id = None
 
     def record(self, msg: dict) -> None:
-        if self.index is None or self.msg_id is None or msg["parent_header"].get("msg_id") != self.msg_id:
+        if (
+            self.index is None
+            or self.msg_id is None
+            or msg["parent_header"].get("msg_id") != self.msg_id
+        ):
             return
         try:
-            self.client.process_message(msg, self.nb.cells[self.index], self.index)
+            self.client.process_message(
+                msg, self.nb.cells[self.index], self.index
+            )
         except CellExecutionComplete:
             pass
 
@@ -114,7 +133,11 @@ class ChapterRun:
 
     def store_if_complete(self) -> None:
         """Cache the executed notebook for the book once every code cell ran and passed."""
-        if self.stored or self.failed or self.passed != set(self.code_cells):
+        if (
+            self.stored
+            or self.failed
+            or self.passed != set(self.code_cells)
+        ):
             return
         self.client.set_widgets_metadata()
         chapters.store(self.nb, self.path, self.elapsed(), runner="nbval")
@@ -134,43 +157,71 @@ def pytest_collection_modifyitems(config, items):
     keep, deselected = [], []
     for item in items:
         notebook_file = getattr(item, "parent", None)
-        if rerun_all or not hasattr(item, "cell") or not hasattr(notebook_file, "nb"):
+        if (
+            rerun_all
+            or not hasattr(item, "cell")
+            or not hasattr(notebook_file, "nb")
+        ):
             keep.append(item)
             continue
         path = Path(str(notebook_file.fspath)).resolve()
         if path not in verdicts:
             record = chapters.fresh_record(path)
-            verdicts[path] = record if record is not None and record.data.get("runner") == "nbval" else None
+            verdicts[path] = (
+                record
+                if record is not None
+                and record.data.get("runner") == "nbval"
+                else None
+            )
         if verdicts[path] is None:
             keep.append(item)
         else:
             deselected.append(item)
-            UNCHANGED[path] = float(verdicts[path].data["execution_seconds"])
+            UNCHANGED[path] = float(
+                verdicts[path].data["execution_seconds"]
+            )
     if deselected:
         config.hook.pytest_deselected(items=deselected)
     # the longest chapters first, each chapter's cells in their order (pytest-xdist runs a file whole in one worker)
-    files = list(dict.fromkeys(Path(str(item.fspath)).resolve() for item in keep))
+    files = list(
+        dict.fromkeys(Path(str(item.fspath)).resolve() for item in keep)
+    )
     notebooks = [path for path in files if path.suffix == ".ipynb"]
-    order = chapters.longest_first(notebooks) + [path for path in files if path.suffix != ".ipynb"]
+    order = chapters.longest_first(notebooks) + [
+        path for path in files if path.suffix != ".ipynb"
+    ]
     rank = {path: i for i, path in enumerate(order)}
-    items[:] = sorted(keep, key=lambda item: rank[Path(str(item.fspath)).resolve()])
+    items[:] = sorted(
+        keep, key=lambda item: rank[Path(str(item.fspath)).resolve()]
+    )
 
 
 def _chapter_run(item) -> ChapterRun | None:
     notebook_file = getattr(item, "parent", None)
-    if not hasattr(item, "cell") or getattr(notebook_file, "kernel", None) is None:
+    if (
+        not hasattr(item, "cell")
+        or getattr(notebook_file, "kernel", None) is None
+    ):
         return None
     path = Path(str(notebook_file.fspath)).resolve()
     if path not in RUNS:
-        workers = getattr(item.config, "workerinput", {}).get("workercount", 1)
-        RUNS[path] = ChapterRun(notebook_file, STARTS.get(path, time.monotonic()), sharing=max(1, int(workers)))
+        workers = getattr(item.config, "workerinput", {}).get(
+            "workercount", 1
+        )
+        RUNS[path] = ChapterRun(
+            notebook_file,
+            STARTS.get(path, time.monotonic()),
+            sharing=max(1, int(workers)),
+        )
     return RUNS[path]
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item):
     if hasattr(item, "cell") and hasattr(item, "parent"):
-        STARTS.setdefault(Path(str(item.parent.fspath)).resolve(), time.monotonic())
+        STARTS.setdefault(
+            Path(str(item.parent.fspath)).resolve(), time.monotonic()
+        )
 
 
 @pytest.hookimpl(wrapper=True)
@@ -179,7 +230,9 @@ def pytest_runtest_call(item):
     if run is None:
         return (yield)
     if run.expired():
-        pytest.skip(f"{chapters.relative(run.path)} already ran past its execution limit of {run.limit:.0f} s")
+        pytest.skip(
+            f"{chapters.relative(run.path)} already ran past its execution limit of {run.limit:.0f} s"
+        )
     run.begin(item.cell)
     item.config.option.nbval_cell_timeout = run.time_left()
     try:
@@ -188,11 +241,15 @@ def pytest_runtest_call(item):
         run.failed = True
         run.last_cell_end = time.monotonic()
         if run.expired():
-            raise chapters.NotebookTimeLimitError(chapters.limit_message(run.path, run.limit, run.elapsed())) from error
+            raise chapters.NotebookTimeLimitError(
+                chapters.limit_message(run.path, run.limit, run.elapsed())
+            ) from error
         raise
     if run.expired():
         run.failed = True
-        raise chapters.NotebookTimeLimitError(chapters.limit_message(run.path, run.limit, run.elapsed()))
+        raise chapters.NotebookTimeLimitError(
+            chapters.limit_message(run.path, run.limit, run.elapsed())
+        )
     run.finish_cell()
     run.store_if_complete()
     return result
@@ -205,9 +262,17 @@ def _summary_lines() -> list[str]:
         for path, seconds in UNCHANGED.items()
     ]
     for path, run in RUNS.items():
-        status = "cached for the book" if run.stored else "failed" if run.failed else "incomplete, not cached"
+        status = (
+            "cached for the book"
+            if run.stored
+            else "failed"
+            if run.failed
+            else "incomplete, not cached"
+        )
         seconds = run.last_cell_end - run.start
-        lines.append(f"{chapters.relative(path):40s} {seconds:7.1f} s  limit {run.limit:5.0f} s  {status}")
+        lines.append(
+            f"{chapters.relative(path):40s} {seconds:7.1f} s  limit {run.limit:5.0f} s  {status}"
+        )
     return lines
 
 
@@ -234,9 +299,13 @@ def pytest_testnodedown(node, error):
 def pytest_sessionfinish(session, exitstatus):
     if hasattr(session.config, "workeroutput"):
         session.config.workeroutput["chapter_lines"] = _summary_lines()
-        session.config.workeroutput["unchanged"] = [str(path) for path in UNCHANGED]
+        session.config.workeroutput["unchanged"] = [
+            str(path) for path in UNCHANGED
+        ]
     # every chapter unchanged since its last passing run: nothing to run is a pass, not "no tests collected"
-    if exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED and (UNCHANGED or UNCHANGED_ELSEWHERE):
+    if exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED and (
+        UNCHANGED or UNCHANGED_ELSEWHERE
+    ):
         session.exitstatus = pytest.ExitCode.OK
 
 

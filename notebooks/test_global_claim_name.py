@@ -36,7 +36,10 @@ VARIANTS = {
         ),
         "the global claim",
     ),
-    "Claim 4.3": (re.compile(r"\bClaim\s+4\.3"), "the global claim (the paper's Theorem 4.3)"),
+    "Claim 4.3": (
+        re.compile(r"\bClaim\s+4\.3"),
+        "the global claim (the paper's Theorem 4.3)",
+    ),
     "a bare Theorem 4.3": (
         re.compile(r"(?<!paper's )(?<!paper’s )\bTheorem\s+4\.3"),
         "the paper's Theorem 4.3",
@@ -51,7 +54,9 @@ BLOCK = re.compile(
     r"^(?P<fence>`{3,})\{prf:(?P<kind>[a-z]+)\}[ \t]*(?P<title>[^\n]*)\n(?P<body>.*?)^(?P=fence)[ \t]*$",
     re.MULTILINE | re.DOTALL,
 )
-OPTION = re.compile(r"^:(?P<key>[a-z-]+):[ \t]*(?P<value>[^\n]*)$", re.MULTILINE)
+OPTION = re.compile(
+    r"^:(?P<key>[a-z-]+):[ \t]*(?P<value>[^\n]*)$", re.MULTILINE
+)
 REF = re.compile(r"\{prf:ref\}`(?P<inner>[^`]*)`")
 STATES_IT = re.compile(r"Theorem\s+4\.3|global claim", re.IGNORECASE)
 
@@ -60,13 +65,17 @@ def markdown(path: Path) -> str:
     if path.suffix == ".md":
         return path.read_text()
     cells = json.loads(path.read_text())["cells"]
-    return "\n\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    return "\n\n".join(
+        "".join(c["source"]) for c in cells if c["cell_type"] == "markdown"
+    )
 
 
 def variants(text: str) -> list[str]:
     """Each use of another name: the variant, what to write, and the text around it."""
     return [
-        f"{name} (write {instead}): ...{text[max(0, m.start() - 40) : m.end() + 30]}...".replace("\n", " ")
+        f"{name} (write {instead}): ...{text[max(0, m.start() - 40) : m.end() + 30]}...".replace(
+            "\n", " "
+        )
         for name, (pattern, instead) in VARIANTS.items()
         for m in pattern.finditer(text)
     ]
@@ -76,9 +85,14 @@ def claim_blocks(text: str) -> list[dict]:
     """The proof-directive blocks that state or restate the global claim: kind, title, options, label."""
     found = []
     for block in BLOCK.finditer(text):
-        if not STATES_IT.search(block.group("title") + "\n" + block.group("body")):
+        if not STATES_IT.search(
+            block.group("title") + "\n" + block.group("body")
+        ):
             continue
-        options = {m.group("key"): m.group("value") for m in OPTION.finditer(block.group("body"))}
+        options = {
+            m.group("key"): m.group("value")
+            for m in OPTION.finditer(block.group("body"))
+        }
         found.append(
             {
                 "kind": block.group("kind"),
@@ -97,8 +111,12 @@ def block_problems(text: str) -> list[str]:
             problems.append(
                 f"{{prf:{block['kind']}}} {block['title']!r} states the global claim but is numbered: add :nonumber:"
             )
-        if re.search(r"Theorem\s+4\.3", block["title"]) and not block["title"].lower().startswith("the global claim"):
-            problems.append(f"{{prf:{block['kind']}}} {block['title']!r}: its title should start 'The global claim'")
+        if re.search(r"Theorem\s+4\.3", block["title"]) and not block[
+            "title"
+        ].lower().startswith("the global claim"):
+            problems.append(
+                f"{{prf:{block['kind']}}} {block['title']!r}: its title should start 'The global claim'"
+            )
     return problems
 
 
@@ -108,7 +126,8 @@ def named_labels(texts: list[str]) -> set[str]:
         block["label"]
         for text in texts
         for block in claim_blocks(text)
-        if block["label"] and block["title"].lower().startswith("the global claim")
+        if block["label"]
+        and block["title"].lower().startswith("the global claim")
     }
 
 
@@ -116,22 +135,38 @@ def reference_problems(text: str, labels: set[str]) -> list[str]:
     problems = []
     for ref in REF.finditer(text):
         inner = ref.group("inner")
-        explicit = re.fullmatch(r"(?P<words>.*\S)\s*<(?P<label>[^<>]+)>", inner, re.DOTALL)
-        label = explicit.group("label").strip() if explicit else inner.strip()
+        explicit = re.fullmatch(
+            r"(?P<words>.*\S)\s*<(?P<label>[^<>]+)>", inner, re.DOTALL
+        )
+        label = (
+            explicit.group("label").strip() if explicit else inner.strip()
+        )
         if label not in labels:
             continue
         before = text[max(0, ref.start() - 80) : ref.start()]
         if not explicit:
-            problems.append(f"bare reference {ref.group(0)}: write {{prf:ref}}`the global claim <{label}>`")
-        elif not (NAME.search(explicit.group("words")) or NAME.search(before)):
-            problems.append(f"reference {ref.group(0)} does not name the global claim")
+            problems.append(
+                f"bare reference {ref.group(0)}: write {{prf:ref}}`the global claim <{label}>`"
+            )
+        elif not (
+            NAME.search(explicit.group("words")) or NAME.search(before)
+        ):
+            problems.append(
+                f"reference {ref.group(0)} does not name the global claim"
+            )
     return problems
 
 
 def problems(text: str, labels: set[str]) -> list[str]:
-    found = variants(text) + block_problems(text) + reference_problems(text, labels)
+    found = (
+        variants(text)
+        + block_problems(text)
+        + reference_problems(text, labels)
+    )
     if re.search(r"Theorem\s+4\.3", text) and not NAME.search(text):
-        found.append("mentions the paper's Theorem 4.3 but never calls it the global claim")
+        found.append(
+            "mentions the paper's Theorem 4.3 but never calls it the global claim"
+        )
     return found
 
 
@@ -147,7 +182,9 @@ def test_the_global_claim_has_one_name(path):
 
 def test_the_book_states_the_global_claim_in_chapter_4():
     labels = named_labels([markdown(p) for p in ALL])
-    assert "ch4-thm-abstract" in labels, "chapter 4's statement of the paper's claim should be titled 'The global claim'"
+    assert "ch4-thm-abstract" in labels, (
+        "chapter 4's statement of the paper's claim should be titled 'The global claim'"
+    )
 
 
 OLD = {
@@ -183,9 +220,13 @@ NEW = {
 
 @pytest.mark.parametrize("name", sorted(OLD))
 def test_the_old_names_fail(name):
-    assert problems(OLD[name], {"ch4-thm-abstract", "ch10-thm-global"}), f"{name} should be caught"
+    assert problems(OLD[name], {"ch4-thm-abstract", "ch10-thm-global"}), (
+        f"{name} should be caught"
+    )
 
 
 @pytest.mark.parametrize("name", sorted(NEW))
 def test_the_name_passes(name):
-    assert problems(NEW[name], {"ch4-thm-abstract", "ch10-thm-global"}) == []
+    assert (
+        problems(NEW[name], {"ch4-thm-abstract", "ch10-thm-global"}) == []
+    )

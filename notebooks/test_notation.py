@@ -7,6 +7,8 @@ pages in ``book/``:
   table gives the symbol each meaning now has). A hit names the page, the pattern and the text around it.
 * every symbol that two pages or more use in their mathematics is listed in the Notation page's table, or
   is one of the few index and operator letters of ``GENERIC``, or is local to one proof of ``LOCAL``.
+
+A third reads the two bars of its table (the direction bar, the selection bar) against the package's constants.
 """
 
 from __future__ import annotations
@@ -477,3 +479,23 @@ def test_the_patterns_on_their_boundary(name, text, hit):
 def test_symbols_reads_quantities_not_subscripts():
     text = "$a_{ji} = E_{r_j} - E_{x_{ji}}$, $\\mathcal N(0, I/d)$, `$x$`, $\\mathrm{std}_s \\alpha_s$"
     assert symbols(text) == {"a", "E", "I", "d", "\\alpha"}
+
+
+def test_the_bars_on_the_notation_page_are_the_packages():
+    from token_selection.theory.thresholds import (
+        DIRECTION_COSINE,
+        SELECTED_ATTENTION,
+    )
+
+    text = NOTATION.read_text()
+    for name, value in (
+        ("direction bar", DIRECTION_COSINE),
+        ("selection bar", SELECTED_ATTENTION),
+    ):
+        row = re.search(
+            rf"^\| the {name} \| ([0-9.]+):", text, re.MULTILINE
+        )
+        assert row is not None, f"notation.md has no row for the {name}"
+        assert float(row.group(1)) == value, (
+            f"notation.md gives the {name} as {row.group(1)}, the package {value}"
+        )

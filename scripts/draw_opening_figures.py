@@ -117,13 +117,13 @@ def draw_01(ns: dict):
     left.set_xticks(np.arange(len(shown)), shown, rotation=30, fontsize=7)
     left.set_ylabel("attention weight $q_i$")
     left.set_title("'the movie was great'")
-    left.legend(fontsize=6)
+    left.legend(fontsize=7.5)
     for k, style in enumerate(["-", ":", "--"]):
         right.semilogx(grid, logits[:, k], style, label=f"'{ns['sentences'][k]}'")
     right.set_xlabel("|p|")
     right.set_ylabel("logit f(X)")
     right.set_title("f tends to the top word's value")
-    right.legend(fontsize=6)
+    right.legend(fontsize=7.5)
     for ax in (left, right):
         _small(ax)
     fig.tight_layout()
@@ -147,7 +147,7 @@ def draw_02(ns: dict):
     ax.set_xlabel("raw frequency: share of all positions (log scale)")
     ax.set_ylabel(r"signed frequency $\alpha_s$")
     ax.set_title("the most frequent tokens have $\\alpha_s = 0$")
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=8.5)
     _small(ax)
     fig.tight_layout()
     top = int(np.argmax(frequency.numpy()))
@@ -173,7 +173,7 @@ def draw_03(ns: dict):
     for ax in (ax0, ax1):
         ax.set_xlabel(r"signed frequency $\alpha_s$")
         _small(ax)
-    ax1.legend(fontsize=6, loc="upper left", markerscale=0.6)
+    ax1.legend(fontsize=7.5, loc="upper left", markerscale=0.6)
     fig.tight_layout()
     return fig, {"correlation": corr, "slope": float(slope), "noise_std": float((E0 @ v).std())}
 
@@ -194,7 +194,7 @@ def draw_04(ns: dict):
     for ax in (ax1, ax2):
         ax.set_xlabel(r"signed frequency $\alpha_s$")
         _small(ax)
-    ax1.legend(fontsize=6, markerscale=0.6)
+    ax1.legend(fontsize=7.5, markerscale=0.6)
     fig.tight_layout()
     relevant = (data.token_class != 0).numpy()
     return fig, {
@@ -208,13 +208,13 @@ def draw_04(ns: dict):
 def draw_04b(ns: dict):
     stopped, unstopped = ns["history_normalized"].as_arrays(), ns["history_unstopped"].as_arrays()
     fig, ax = plt.subplots(figsize=SIZE)
-    ax.semilogx(np.maximum(unstopped["step"], 1), unstopped["cosine"], label="not stopped")
-    ax.semilogx(np.maximum(stopped["step"], 1), stopped["cosine"], "--", label="stopped at the float64 floor")
+    ax.semilogx(unstopped["step"] + 1, unstopped["cosine"], label="not stopped")
+    ax.semilogx(stopped["step"] + 1, stopped["cosine"], "--", label="stopped at the float64 floor")
     ax.axvline(stopped["step"][-1] + 1, color="gray", lw=1, ls=":")
-    ax.set_xlabel("step")
+    ax.set_xlabel("step + 1 (log scale)")
     ax.set_ylabel(r"$\cos(p, p_{\mathrm{mm}})$")
     ax.set_title("past the float64 floor the direction drifts away")
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=8.5)
     _small(ax)
     fig.tight_layout()
     return fig, {
@@ -240,7 +240,7 @@ def draw_10(ns: dict):
     ax.set_ylim(0, 1.3)
     ax.set_yticks(np.linspace(0, 1, 6))
     ax.set_title("where normalised GD on p ends")
-    ax.legend(fontsize=6, ncol=3, loc="upper center")
+    ax.legend(fontsize=7.5, ncol=3, loc="upper center")
     _small(ax)
     fig.tight_layout()
     numbers = {f"{label}: {end}": float(s[end]["fraction"]) for label, s in rows for end in colours}
@@ -271,7 +271,7 @@ def draw_11(ns: dict):
     ax.set_xlabel("vocabulary size V")
     ax.set_ylabel("dimension d")
     ax.set_title("share of seeds whose p selects the relevant tokens")
-    ax.legend(fontsize=7, loc="lower right")
+    ax.legend(fontsize=8.5, loc="lower right")
     _small(ax)
     fig.tight_layout()
     return fig, {f"fraction d={d} V={V}": float(fraction[i, j]) for i, d in enumerate(dims) for j, V in enumerate(vocabs)}
@@ -328,7 +328,7 @@ def draw_12(ns: dict):
     ax.set_xlabel(r"posterior gap $P(1\mid s) - P(0\mid s)$")
     ax.set_ylabel(r"score $E_s\cdot p/\|p\|$")
     ax.set_title(f"asymmetric data, seed {seed}: the shape rule says {example['shape'].shape}")
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=8.5)
     _small(ax)
     fig.tight_layout()
     return fig, {
@@ -361,7 +361,7 @@ def draw_13(ns: dict):
         _small(ax)
         numbers.update({f"{scale} d/V={r['d_over_V']:.4g} {k}": float(r[k]) for r in rows for k in ("frozen", "joint")})
     axes[0].set_ylabel("IMDB test accuracy (%)")
-    axes[1].legend(fontsize=6, loc="lower right")
+    axes[1].legend(fontsize=7.5, loc="lower right")
     fig.tight_layout()
     return fig, numbers
 
@@ -485,7 +485,7 @@ OPENINGS = (
         "Scatter plot of the tokens' scores after training p against their posterior gap, for one seed",
     ),
     Opening(
-        "13_differences",
+        "09b_differences",
         "ch13-fig-opening",
         ("def diagnosis(name: str)", 'capacity = diagnosis("frozen_capacity")'),
         draw_13,

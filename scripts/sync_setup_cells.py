@@ -118,6 +118,10 @@ def first_code_cell(notebook: nbformat.NotebookNode, path: Path) -> nbformat.Not
     raise ValueError(f"{path}: no code cell; a chapter must start its code with the setup cell")
 
 
+SETUP_TAGS = {"hide-input", "remove-output"}
+"""The set-up cell's tags: its code folded, its output not in the book."""
+
+
 def write_setup_cells(root: Path = ROOT) -> list[Path]:
     """Write the first code cell of every chapter from the template; return the files changed.
 
@@ -133,10 +137,11 @@ def write_setup_cells(root: Path = ROOT) -> list[Path]:
             cell = nbformat.v4.new_code_cell()
             notebook.cells.insert(next(i for i, c in enumerate(notebook.cells) if c.cell_type == "code"), cell)
         tags = cell.metadata.get("tags", [])
-        if cell.source != source or cell.outputs or cell.execution_count is not None or "hide-input" not in tags:
-            # the book shows the set-up cell's output (device and scale) and folds its code away
+        if cell.source != source or cell.outputs or cell.execution_count is not None or not SETUP_TAGS <= set(tags):
+            # the book folds the set-up cell's code away and leaves its one line (version, device, scale) out of the
+            # reading path; a notebook (Colab, Jupyter) prints it, where it says what this session installed and runs
             cell.source, cell.outputs, cell.execution_count = source, [], None
-            cell.metadata["tags"] = [*(t for t in tags if t != "hide-input"), "hide-input"]
+            cell.metadata["tags"] = [*(t for t in tags if t not in SETUP_TAGS), *sorted(SETUP_TAGS)]
             nbformat.write(notebook, path)
             changed.append(path)
     return changed

@@ -42,7 +42,7 @@ def test_check_flags_each_kind_of_disagreement_and_the_script_fixes_first_cells(
 
     cell = nbformat.read(tmp_path / "notebooks" / "01_a.ipynb", as_version=4).cells[1]
     assert 'course = "git+https://github.com/someone/fork@main"' in cell.source
-    assert "hide-input" in cell.metadata["tags"]
+    assert {"hide-input", "remove-output"} <= set(cell.metadata["tags"])
 
     # a fork moves: every copy that still names the old place is reported
     (tmp_path / "_config.yml").write_text("repository:\n  url: https://github.com/other/place\n  branch: v2\n")

@@ -251,7 +251,7 @@ SPOT_CHECK_POINTS: tuple[tuple[float, int, int], ...] = (
     (0.3, 256, 16),  # several relevant tokens per sequence, p selects fewer
     (0.5, 1024, 32),  # the same at the largest d
     (0.0, 16, 16),  # no max-margin direction
-    (0.0, 64, 64),  # the noise blurs the signal
+    (0.0, 64, 64),  # the law predicts a good alignment; the weights g_j spoil it
 )
 """Grid points ``check_grid_points`` recomputes: one per sentence the explorer can show that the grid reaches, each
 well conditioned (recomputed on other machines it gives the stored numbers) and fast (a couple of seconds in all)."""

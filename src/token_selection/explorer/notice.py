@@ -13,7 +13,8 @@ NOISY_ALIGNMENT = 0.9
 def what_to_notice(result: ExplorerResult) -> str:
     """One sentence, computed from the numbers of ``result``, saying what the panels show.
 
-    The first rule that applies wins: the noise beats the one-step signal; there is no
+    The first rule that applies wins: the alignment falls short, through the noise or, where the law predicts a
+    good one, through the step's weights g_j; there is no
     max-margin direction; p selects irrelevant tokens; p drops some relevant tokens;
     p selects several relevant tokens per sequence; p converges to p_mm (or not yet).
     """
@@ -23,11 +24,18 @@ def what_to_notice(result: ExplorerResult) -> str:
     if corr < NOISY_ALIGNMENT:
         # the spread over tokens of the signal (eta/2)|v|^2 alpha_s against that of the noise E_s(0).v
         signal, noise = result.predicted_slope * float(result.alpha.std()), c.d**-0.5
+        spreads = f"signal spread eta/2 * |v|^2 * std(alpha) = {signal:.2g} against noise 1/sqrt(d) = {noise:.2g}"
+        if result.predicted_correlation >= NOISY_ALIGNMENT:
+            # the law, which reads the noise, predicts a good alignment: what fails is the step's g_j = 1/2
+            return (
+                prefix + f"the signal is {signal / noise:.0f} times the noise ({spreads}), so the law predicts "
+                f"alignment {result.predicted_correlation:.2f}, yet E.v reaches {corr:.2f} only: the leading-order "
+                "step sets every weight g_j to 1/2, and here they are not (chapter 3's exact step)"
+            )
         verb = "beats" if corr < 0.5**0.5 else "blurs"
         return (
             prefix + f"with a step of {c.step_factor:g} eta* the noise {verb} the signal: alignment {corr:.2f}, "
-            f"predicted {result.predicted_correlation:.2f} (signal spread eta/2 * |v|^2 * std(alpha) = {signal:.2g} "
-            f"against noise 1/sqrt(d) = {noise:.2g})"
+            f"predicted {result.predicted_correlation:.2f} ({spreads})"
         )
     if cos is None:
         if result.irrelevant_share == 0:

@@ -24,8 +24,8 @@ from .result import ExplorerResult
 SCORE_PATTERNS = {
     "both": "both classes on top",
     "some of both": "some of both classes on top",
-    1: "only positive tokens on top",
-    -1: "only negative tokens on top",
+    1: "no negative token on top",
+    -1: "no positive token on top",
     "none": "no relevant token on top",
 }
 """The words of ``score_pattern``; "on top" means above every irrelevant token. Each fits a panel title (<= 30 characters)."""
@@ -37,7 +37,7 @@ def score_pattern(scores, token_class) -> str:
     scores: (V,) final scores ``E_s . p / |p|`` (None or NaN where a score is missing);
     token_class: (V,) in {-1, 0, +1}. Returns one of ``SCORE_PATTERNS``' values: "both classes on top"
     when every relevant token of both classes scores above every irrelevant one (the two levels),
-    "some of both classes on top" when some of each class do, "only positive tokens on top" (or negative)
+    "some of both classes on top" when some of each class do, "no negative token on top" (or positive)
     when some of one class do and none of the other, "no relevant token on top" otherwise. Returns ""
     (nothing claimed) when a score is missing or the vocabulary lacks one of the three classes.
     Raises ValueError when the two arrays differ in length or a class is not -1, 0 or +1.

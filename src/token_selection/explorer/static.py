@@ -176,14 +176,14 @@ def static_figure(grid: dict, *, start: tuple | None = None) -> go.Figure:
         legend=dict(orientation="h", x=0.0, y=-0.17, yanchor="top", font=dict(size=11)), **_layout(grid, first)
     )  # fmt: skip
     titles = (
-        ("signed frequency alpha_s", "E_s . v after one step"),
+        ("signed frequency \u03b1\u209b", "E\u209b \u00b7 v after one step"),
         ("normalised-GD steps on p", "cosine / attention mass"),
-        ("signed frequency alpha_s", "E_s . p / |p| after training"),
+        ("signed frequency \u03b1\u209b", "E\u209b \u00b7 p / \u2016p\u2016 after training"),
     )
     for col, (x_title, y_title) in enumerate(titles, start=1):
         fig.update_xaxes(title_text=x_title, automargin=True, row=1, col=col)
         fig.update_yaxes(title_text=y_title, automargin=True, row=1, col=col)
-    fig.update_xaxes(type="log", row=1, col=2)
+    fig.update_xaxes(type="log", dtick=1, row=1, col=2)  # ticks at the powers of 10 only
     fig.update_yaxes(range=[-0.05, 1.05], row=1, col=2)
     fig.frames = [
         go.Frame(name=frame_name(p["delta"], p["d"], p["T"]), data=_traces(p, grid["token_class"]), layout=_layout(grid, p))

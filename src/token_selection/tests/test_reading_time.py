@@ -222,3 +222,58 @@ def test_a_proof_without_a_price_or_with_the_price_later_is_read_as_prose():
         {"cells": [md(proof("*Pen and paper, about 40 minutes.*") + "\n\nNine more words are read here after the proof.")]}
     )
     assert after.words == 9 and after.proofs == (40,)
+
+
+def test_every_count_adds_up_over_the_cells_of_a_chapter():
+    cells = [
+        code("setup = 1"),
+        md("One.\n$$\na\n$$"),
+        code("a = 1\nb = 2"),
+        md(proof("*Pen and paper, about 30 minutes.*")),
+        md("Two three.\n$$\nb\n$$\n$$\nc\n$$"),
+        code("c = 3"),
+        md(proof("*Pen and paper, about 5 minutes.*")),
+    ]
+    assert rt.count({"cells": cells}) == rt.Counts(3, 3, 3, 0, (), (30, 5))
+    assert rt.count({"cells": cells[1:]}).code_lines == 1  # the first code cell is the set-up, wherever it is
+
+
+def test_errors_name_the_chapter_the_exercise_or_its_absence(tmp_path):
+    import json
+
+    with pytest.raises(ValueError, match="^the notebook has no cells: nothing to time$"):
+        rt.count({"cells": []})
+    with pytest.raises(rt.MissingExerciseTime, match="^the chapter: exercise ex-x states no time"):
+        rt.count({"cells": [md(exercise("ex-x", None))]})
+    with pytest.raises(rt.MissingExerciseTime, match="^the chapter: exercise ex-y states no time"):
+        rt.exercise_times(exercise("ex-y", None))
+    unlabelled = "```{exercise} Title\n\nWrite it.\n```"
+    with pytest.raises(rt.MissingExerciseTime, match=r"exercise \(an exercise without a label\) states no time"):
+        rt.exercise_times(unlabelled, "04b")
+    path = tmp_path / "07_yelp.ipynb"
+    path.write_text(json.dumps({"cells": [md(exercise("ex-z", None))]}))
+    with pytest.raises(rt.MissingExerciseTime, match="^07_yelp: exercise ex-z"):
+        rt.chapter_minutes(path)
+
+
+def test_a_zero_step_is_refused():
+    with pytest.raises(ValueError, match="step must be a positive number of minutes, got 0"):
+        rt.rounded(10, 0)
+
+
+def test_a_solution_ended_by_a_directive_leaves_its_closing_fence_and_nothing_after_it_out():
+    # the solution-end directive's own closing fence is dropped with it; a later fence of the same kind is read
+    cells = [
+        md(exercise("ex-a", 10)),
+        md("```{solution-start} ex-a\n```\nHidden."),
+        md("```{solution-end}\n```\n\nTwo after.\n\n```\ncode here\n```\n\nThree more here."),
+    ]
+    assert rt.count({"cells": cells}).words == rt.count({"cells": [md(exercise("ex-a", 10))]}).words + 5
+    blank_then_fence = md("```{solution-start} ex-a\n```\nHidden.\n```{solution-end}\n\n```\nKept words.")
+    assert rt.count({"cells": [blank_then_fence]}).words == 2
+
+
+def test_after_a_solution_ends_blank_lines_still_end_a_time_paragraph():
+    # the blank line after the Time paragraph ends it; were blank lines dropped, the words after it would be left out
+    after = md("```{solution-start} ex-a\n```\nHidden.\n```{solution-end}\n```\n**Time.** about 5 min\n\nCounted words.")
+    assert rt.count({"cells": [after]}).words == 2

@@ -89,7 +89,7 @@ def plot_selection_geometry(
     )
     colors = np.linspace(0.2, 1.0, len(path))
     ax_svm.scatter(
-        0.6 * scale * path[:, 0], 0.6 * scale * path[:, 1], c=colors, cmap="Reds", s=14, label=r"$\theta/\|\theta\|$ during GD"
+        0.6 * scale * path[:, 0], 0.6 * scale * path[:, 1], c=colors, cmap="Reds", s=14, label=r"direction of $\theta$ during GD"
     )
     support = np.isclose(a @ w_mm, 1.0, atol=1e-6)
     ax_svm.scatter(a[support, 0], a[support, 1], s=80, facecolors="none", edgecolors="k", label="support")

@@ -55,10 +55,10 @@ def test_the_clean_case_converges_to_p_mm(base):
 
 
 def test_noise_that_beats_the_signal_and_the_spreads_it_compares(base):
-    text = what_to_notice(replace(base, correlation=0.5))
+    text = what_to_notice(replace(base, correlation=0.5, predicted_correlation=0.6))
     signal = 2.0 * float(np.std([-1.0, 0.0, 1.0, 2.0]))
     assert text == (
-        PREFIX + "with a step of 2.5 eta* the noise beats the signal: alignment 0.50, predicted 1.00 "
+        PREFIX + "with a step of 2.5 eta* the noise beats the signal: alignment 0.50, predicted 0.60 "
         f"(signal spread eta/2 * |v|^2 * std(alpha) = {signal:.2g} against noise 1/sqrt(d) = 0.1)"
     )
 
@@ -68,7 +68,21 @@ def test_noise_that_beats_the_signal_and_the_spreads_it_compares(base):
     [(0.5**0.5 - 1e-12, "beats"), (0.5**0.5, "blurs"), (0.8, "blurs"), (NOISY_ALIGNMENT - 1e-12, "blurs")],
 )
 def test_beats_below_one_over_root_two_blurs_from_it_on(base, correlation, verb):
-    assert f"the noise {verb} the signal" in what_to_notice(replace(base, correlation=correlation))
+    noisy = replace(base, correlation=correlation, predicted_correlation=NOISY_ALIGNMENT - 1e-12)
+    assert f"the noise {verb} the signal" in what_to_notice(noisy)
+
+
+def test_where_the_law_predicts_a_good_alignment_the_sentence_names_the_weights_not_the_noise(base):
+    # d = 100: noise 0.1; signal 2 * std([-1, 0, 1, 2]) = 2.236, about 22 times the noise
+    text = what_to_notice(replace(base, correlation=0.84, predicted_correlation=NOISY_ALIGNMENT))
+    assert text == (
+        PREFIX + "the signal is 22 times the noise (signal spread eta/2 * |v|^2 * std(alpha) = 2.2 against noise "
+        "1/sqrt(d) = 0.1), so the law predicts alignment 0.90, yet E.v reaches 0.84 only: the leading-order step sets "
+        "every weight g_j to 1/2, and here they are not (chapter 3's exact step)"
+    )
+    assert "noise blurs" not in text and "noise beats" not in text
+    below = what_to_notice(replace(base, correlation=0.84, predicted_correlation=NOISY_ALIGNMENT - 1e-12))
+    assert "the noise blurs the signal" in below  # the law itself expects the noise to show
 
 
 def test_alignment_on_the_noisy_threshold_is_not_noisy(base):
@@ -77,7 +91,8 @@ def test_alignment_on_the_noisy_threshold_is_not_noisy(base):
 
 def test_the_noise_rule_wins_over_every_later_rule(base):
     worst = replace(base, correlation=0.1, final_cosine=None, missed_fraction=0.5, selected_fraction=0.1)
-    assert "the noise beats the signal" in what_to_notice(worst)
+    assert "the noise beats the signal" in what_to_notice(replace(worst, predicted_correlation=0.2))
+    assert "weight g_j" in what_to_notice(worst)
 
 
 def test_without_p_mm_the_sentence_says_why(base):

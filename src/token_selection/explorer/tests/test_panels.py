@@ -195,8 +195,8 @@ def test_show_panels_displays_the_figure_then_the_sentence(monkeypatch):
     [
         ([3.0, 2.0, -1.0, -1.5, 4.0, -0.5], "both classes on top"),
         ([3.0, 2.0, -1.0, -1.5, -0.6, -0.5], "some of both classes on top"),  # one positive token below -0.5
-        ([3.0, -2.0, -1.0, -1.5, 4.0, -0.5], "only positive tokens on top"),
-        ([-3.0, 2.0, -1.0, -1.5, -4.0, -0.5], "only negative tokens on top"),
+        ([3.0, -2.0, -1.0, -1.5, 4.0, -0.5], "no negative token on top"),
+        ([-3.0, 2.0, -1.0, -1.5, -4.0, -0.5], "no positive token on top"),
         ([-3.0, -2.0, -1.0, -1.5, -4.0, -0.5], "no relevant token on top"),
         ([-0.5, 2.0, -1.0, -1.5, 4.0, -0.5], "some of both classes on top"),  # a tie with the best irrelevant is not above it
     ],
@@ -239,7 +239,7 @@ def test_three_panels_with_plain_titles_and_panel_three_from_the_scores():
     # scores 3, 4 (positive) and 2 (negative) above the irrelevant -1, -1.5, -0.5
     assert ax_score.get_title() == "3. final scores $E_s\\cdot p$:\nboth classes on top"
     one_class = hand_made_result(scores=np.array([3.0, -2.0, -1.0, -1.5, 4.0, -0.5]))
-    assert draw_hero(one_class).axes[2].get_title().endswith("\nonly positive tokens on top")
+    assert draw_hero(one_class).axes[2].get_title().endswith("\nno negative token on top")
 
 
 def test_panel_one_shows_the_fit_and_the_correlation():

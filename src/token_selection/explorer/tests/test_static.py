@@ -255,11 +255,16 @@ def test_the_figure_axes_titles_and_size(hand_figure):
     layout = hand_figure.layout
     titles = [(layout[f"xaxis{k}"].title.text, layout[f"yaxis{k}"].title.text) for k in ("", "2", "3")]
     assert titles == [
-        ("signed frequency alpha_s", "E_s . v after one step"),
+        ("signed frequency \u03b1\u209b", "E\u209b \u00b7 v after one step"),
         ("normalised-GD steps on p", "cosine / attention mass"),
-        ("signed frequency alpha_s", "E_s . p / |p| after training"),
+        ("signed frequency \u03b1\u209b", "E\u209b \u00b7 p / \u2016p\u2016 after training"),
     ]
-    assert layout.xaxis2.type == "log" and layout.xaxis.type is None and layout.yaxis2.range == (-0.05, 1.05)
+    assert (
+        layout.xaxis2.type == "log"
+        and layout.xaxis2.dtick == 1
+        and layout.xaxis.type is None
+        and layout.yaxis2.range == (-0.05, 1.05)
+    )
     # one row of three panels, each the full height of the plotting area
     assert all(layout[f"yaxis{k}"].domain == (0.0, 1.0) for k in ("", "2", "3"))
     assert "xaxis4" not in layout.to_plotly_json()
@@ -315,8 +320,8 @@ def test_the_sentence_is_wrapped_at_95_characters_on_the_boundary(hand_grid):
     ("ep", "words"),
     [
         ([3.0, 2.0, -1.0, -1.5, 4.0, -0.5], "both classes on top"),
-        ([3.0, -2.0, -1.0, -1.5, 4.0, -0.5], "only positive tokens on top"),  # the negative token sinks
-        ([-3.0, 2.0, -1.0, -1.5, -4.0, -0.5], "only negative tokens on top"),
+        ([3.0, -2.0, -1.0, -1.5, 4.0, -0.5], "no negative token on top"),  # the negative token sinks
+        ([-3.0, 2.0, -1.0, -1.5, -4.0, -0.5], "no positive token on top"),
         ([3.0, 2.0, -1.0, -1.5, -4.0, -0.5], "some of both classes on top"),  # one positive token below
         ([-3.0, -2.0, -1.0, -1.5, -4.0, -0.5], "no relevant token on top"),
     ],
@@ -331,7 +336,7 @@ def test_each_frame_carries_its_own_panel_three_title(hand_grid):
     hand_grid["points"][0]["ep"] = [3.0, -2.0, -1.0, -1.5, 4.0, -0.5]
     figure = static_figure(hand_grid, start=(0.1, 64, 8))
     titles = [frame.layout.annotations[2].text for frame in figure.frames]
-    assert titles == ["3. final scores<br>only positive tokens on top", "3. final scores<br>both classes on top"]
+    assert titles == ["3. final scores<br>no negative token on top", "3. final scores<br>both classes on top"]
 
 
 def test_a_point_with_a_missing_score_gets_the_neutral_title(hand_grid):
