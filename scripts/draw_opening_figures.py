@@ -204,24 +204,27 @@ def draw_04(ns: dict):
     }
 
 
-# Chapter 4b: normalised GD with and without the stop at the float64 floor.
+# Chapter 4b: each seed's initial lean, and whether its run selects every relevant token, with unit steps and under
+# the flow, at the two dimensions (the chapter's lean figure).
 def draw_04b(ns: dict):
-    stopped, unstopped = ns["history_normalized"].as_arrays(), ns["history_unstopped"].as_arrays()
+    leans, ends = ns["leans"], ns["ends"]
     fig, ax = plt.subplots(figsize=SIZE)
-    ax.semilogx(unstopped["step"] + 1, unstopped["cosine"], label="not stopped")
-    ax.semilogx(stopped["step"] + 1, stopped["cosine"], "--", label="stopped at the float64 floor")
-    ax.axvline(stopped["step"][-1] + 1, color="gray", lw=1, ls=":")
-    ax.set_xlabel("step + 1 (log scale)")
-    ax.set_ylabel(r"$\cos(p, p_{\mathrm{mm}})$")
-    ax.set_title("past the float64 floor the direction drifts away")
-    ax.legend(fontsize=8.5)
+    for row, ((d, way), ok) in enumerate(ends.items()):
+        lean = np.asarray(leans[d])
+        ax.scatter(lean[ok], np.full(ok.sum(), row), s=22, color="tab:green", alpha=0.7,
+                   label="selects every relevant token" if row == 0 else None)  # fmt: skip
+        ax.scatter(lean[~ok], np.full((~ok).sum(), row), s=40, marker="x", color="tab:red",
+                   label="ends one-sided" if row == 0 else None)  # fmt: skip
+    ax.set_yticks(range(len(ends)), [f"d = {d}, {way}" for d, way in ends])
+    ax.set_ylim(len(ends) - 0.4, -1.1)  # the first row on top, room for the legend above it
+    ax.axvline(0, color="gray", lw=0.8)
+    ax.set_xlabel(r"initial lean $\cos(-\nabla_p L, v)$ at $p = 0$")
+    ax.set_title("which seeds miss, against their initial lean")
+    ax.legend(fontsize=7.5, loc="upper center", ncol=2, frameon=False)
     _small(ax)
     fig.tight_layout()
-    return fig, {
-        "stop_step": float(stopped["step"][-1]),
-        "peak_cosine": float(unstopped["cosine"].max()),
-        "final_cosine": float(unstopped["cosine"][-1]),
-    }
+    unit, flow = ends[(ns["small_d"], "unit steps")], ends[(ns["small_d"], "flow")]
+    return fig, {"seeds": float(len(unit)), "unit_reached": float(unit.sum()), "flow_reached": float(flow.sum())}
 
 
 # Chapter 10: where normalised GD on p ends, by kind of start.
@@ -416,13 +419,15 @@ OPENINGS = (
     Opening(
         "04b_numerics",
         "ch4b-fig-opening",
-        ("import token_selection.theory.training", "history_normalized = ts.train_cls(", "history_unstopped = ts.train_cls("),
+        ("import token_selection.theory.training", "sweep = []", "sweep_scale = ("),
         draw_04b,
         (),
-        "The numerical limit",
-        "Normalised gradient descent on $p$ reaches the max-margin direction, but run past the step where its "
-        "gradient falls to float64 rounding (dotted line) it follows rounding noise and its cosine falls",
-        "Cosine between p and the max-margin direction against the step, for a stopped and an unstopped run",
+        "Why some seeds miss: the initial lean",
+        "Each seed's initial lean (how far the first gradient on $p$ points along $\\pm v$) and how its run ends: with "
+        "unit steps the seeds that end one-sided are those that leaned furthest, and the flow misses more seeds",
+        "Four rows of dots, one per seed, against the initial lean: green dots for runs that select every relevant "
+        "token, red crosses for one-sided ends, at d = 512 and d = 2048, with unit steps and under the flow",
+        records=("flow_seed_sweep.fast.json", "flow_seed_sweep.full.json"),
     ),
     Opening(
         "06_imdb",
