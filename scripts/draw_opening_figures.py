@@ -209,7 +209,7 @@ def draw_04(ns: dict):
 def draw_04b(ns: dict):
     leans, ends = ns["leans"], ns["ends"]
     fig, ax = plt.subplots(figsize=SIZE)
-    for row, ((d, way), ok) in enumerate(ends.items()):
+    for row, ((d, _way), ok) in enumerate(ends.items()):
         lean = np.asarray(leans[d])
         ax.scatter(lean[ok], np.full(ok.sum(), row), s=22, color="tab:green", alpha=0.7,
                    label="selects every relevant token" if row == 0 else None)  # fmt: skip

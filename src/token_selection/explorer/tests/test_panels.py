@@ -285,3 +285,41 @@ def test_stale_parts_names_what_changed():
     assert stale_parts({}, recorded) == ["config", "score_pattern", "drawing_sha256"] + [
         f"numbers.{name}" for name in panels.RECORDED_NUMBERS
     ]
+
+
+def test_the_front_page_figure_layout_lettering_and_line_styles():
+    figure = draw_hero(hand_made_result(), width=8.0)
+    assert tuple(figure.get_size_inches()) == pytest.approx((8.0, 0.34 * 8.0))
+    frame = figure.subplotpars
+    assert (frame.left, frame.right, frame.bottom, frame.top, frame.wspace) == (0.07, 0.99, 0.18, 0.79, 0.3)
+    ax_step, ax_train, ax_score = figure.axes
+    size = panels.HERO_FONT_SIZE
+    assert size == 10.5
+    for ax in (ax_step, ax_train, ax_score):
+        assert ax.title.get_fontsize() == size
+        assert ax.xaxis.label.get_fontsize() == size - 1
+        assert ax.xaxis.get_ticklabels()[0].get_fontsize() == size - 2
+        assert ax.yaxis.get_ticklabels()[0].get_fontsize() == size - 2
+    assert ax_step.yaxis.label.get_fontsize() == ax_score.yaxis.label.get_fontsize() == size - 1
+    assert ax_step.get_xlabel() == ax_score.get_xlabel() == r"importance $\alpha_s$ (signed frequency)"
+    assert ax_step.get_ylabel() == r"value $E_s\cdot v$" and ax_score.get_ylabel() == r"score $E_s\cdot p\,/\,\|p\|$"
+    assert ax_train.get_xlabel() == "gradient steps on $p$ (log scale)" and ax_train.get_ylim() == (-0.03, 1.05)
+
+    (fit,) = ax_step.get_lines()
+    assert to_hex(fit.get_color()) == "#000000" and fit.get_linewidth() == 1
+    (note,) = ax_step.texts
+    assert note.get_position() == (0.97, 0.05) and note.get_transform() == ax_step.transAxes
+    assert note.get_horizontalalignment() == "right" and note.get_fontsize() == size - 1.5
+    legend = ax_step.get_legend()
+    assert legend._loc == 2 and legend.get_texts()[0].get_fontsize() == size - 2.5  # 2: "upper left"
+    assert legend.handletextpad == 0.1 and legend.borderaxespad == 0.3 and not legend.get_frame_on()
+
+    attention, cosine = ax_train.get_lines()
+    assert to_hex(attention.get_color()) == "#2ca02c" and attention.get_linewidth() == 1.6
+    assert attention.get_label() == "attention on relevant tokens"
+    assert to_hex(cosine.get_color()) == "#000000" and cosine.get_linewidth() == 1.2
+    assert cosine.get_linestyle() == "--" and cosine.get_label() == r"$\cos(p,\ $max-margin direction$)$"
+    legend = ax_train.get_legend()
+    assert legend._loc == 4 and legend.get_texts()[0].get_fontsize() == size - 2.5  # 4: "lower right"
+    assert not legend.get_frame_on()
+    assert draw_hero(hand_made_result()).get_size_inches()[0] == 9.0  # the default width
