@@ -16,7 +16,7 @@ and the chapter's time is ``reading + the exercises' stated minutes + the worked
 minutes``, rounded to the nearest 5 minutes. A proof the learner is meant to work through with pen
 and paper states its minutes on its first line, ``*Pen and paper, about 40 minutes.*``: its words
 and equations are then priced by that line, not by the reading formula (which would give the
-five-step proof of chapter 4 eleven minutes; learners took 35 to 60). A proof without that
+five-step proof of chapter 4 eleven minutes; learners took 35 to 75). A proof without that
 line is read, and counted, as prose. What is counted, on the notebook's cells:
 
 - **words**: the Markdown's words, with solutions and priced proofs (their reading is in the exercise's minutes),
@@ -35,7 +35,7 @@ The reading constants were calibrated on a learner's measured times and three la
 estimates (2026-11-26 and 27), when exercises were priced at a flat 8 or 10 minutes; with the
 exercises' own minutes, chapters 1-5 landed within 15 % of the learner's times of 2026-11-28
 (``tests/test_reading_time.py``), and with chapter 4's proof priced, chapters 1-5 and 4b land within
-15 % of the mean of three later learners' times of the chapters as they are now
+15 % of the mean of four later learners' times of the chapters as they are now
 (``scripts/test_reading_times.py``).
 """
 

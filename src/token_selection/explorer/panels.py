@@ -192,7 +192,7 @@ def draw_hero(result: ExplorerResult, *, width: float = 9.0) -> Figure:
     steps = result.history["step"]
     shown = steps > 0
     ax_train.plot(steps[shown], result.history["mean_relevant_attention"][shown], color="#2ca02c", lw=1.6,
-                  label="attention on relevant tokens")  # fmt: skip
+                  label="mean relevant attention")  # fmt: skip
     ax_train.plot(steps[shown], result.history["cosine"][shown], color="black", lw=1.2, ls="--",
                   label=r"$\cos(p,\ $max-margin direction$)$")  # fmt: skip
     ax_train.set_xscale("log")

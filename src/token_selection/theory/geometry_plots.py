@@ -11,6 +11,7 @@ import numpy as np
 import torch
 from matplotlib import colormaps
 from matplotlib.axes import Axes
+from matplotlib.patches import Circle
 from numpy.typing import ArrayLike
 
 
@@ -87,9 +88,16 @@ def plot_selection_geometry(
     ax_svm.plot(
         boundary[:, 0], boundary[:, 1], ":", color="tab:gray", lw=1.2, label=r"margin boundary $\theta_{\mathrm{mm}}\cdot a = 1$"
     )
+    # the directions theta/|theta| on a circle of radius 0.6 * scale (dotted), among the points but read as directions
+    ax_svm.add_patch(Circle((0.0, 0.0), 0.6 * scale, fill=False, ls=":", lw=0.8, color="silver"))
     colors = np.linspace(0.2, 1.0, len(path))
     ax_svm.scatter(
-        0.6 * scale * path[:, 0], 0.6 * scale * path[:, 1], c=colors, cmap="Reds", s=14, label=r"direction of $\theta$ during GD"
+        0.6 * scale * path[:, 0],
+        0.6 * scale * path[:, 1],
+        c=colors,
+        cmap="Reds",
+        s=14,
+        label=r"direction of $\theta$ during GD (on the circle)",
     )
     support = np.isclose(a @ w_mm, 1.0, atol=1e-6)
     ax_svm.scatter(a[support, 0], a[support, 1], s=80, facecolors="none", edgecolors="k", label="support")

@@ -316,7 +316,7 @@ def test_the_front_page_figure_layout_lettering_and_line_styles():
 
     attention, cosine = ax_train.get_lines()
     assert to_hex(attention.get_color()) == "#2ca02c" and attention.get_linewidth() == 1.6
-    assert attention.get_label() == "attention on relevant tokens"
+    assert attention.get_label() == "mean relevant attention"
     assert to_hex(cosine.get_color()) == "#000000" and cosine.get_linewidth() == 1.2
     assert cosine.get_linestyle() == "--" and cosine.get_label() == r"$\cos(p,\ $max-margin direction$)$"
     legend = ax_train.get_legend()

@@ -151,7 +151,7 @@ def test_every_element_of_the_figure():
     np.testing.assert_allclose(_offsets(turning), 0.6 * scale * path)
     np.testing.assert_allclose(turning.get_array(), np.linspace(0.2, 1.0, len(path)))
     assert turning.get_cmap().name == "Reds" and turning.get_sizes().tolist() == [14]
-    assert turning.get_label() == r"direction of $\theta$ during GD"
+    assert turning.get_label() == r"direction of $\theta$ during GD (on the circle)"
 
     np.testing.assert_allclose(_offsets(support), points[1:])
     assert support.get_sizes().tolist() == [80] and support.get_label() == "support"
@@ -163,12 +163,15 @@ def test_every_element_of_the_figure():
     plus = MarkerStyle("+")
     np.testing.assert_allclose(origin.get_paths()[0].vertices, plus.get_path().transformed(plus.get_transform()).vertices)
 
+    (circle,) = left.patches
+    assert circle.center == (0.0, 0.0) and not circle.get_fill() and circle.get_linestyle() == ":"
+    assert circle.radius == pytest.approx(0.6 * np.abs(points).max())
     assert left.get_aspect() == 1.0
     assert left.get_title() == "Logistic regression turns to the max-margin direction"
     legend = left.get_legend()
     assert [t.get_text() for t in legend.get_texts()] == [
         r"points $a = E_r - E_x$", "max-margin direction", r"margin boundary $\theta_{\mathrm{mm}}\cdot a = 1$",
-        r"direction of $\theta$ during GD", "support",
+        r"direction of $\theta$ during GD (on the circle)", "support",
     ]  # fmt: skip
     assert legend.get_texts()[0].get_fontsize() == 9.5 and legend._loc == 9  # 9: "upper center", of the box below
     assert legend.get_bbox_to_anchor().transformed(left.transAxes.inverted()).y0 == pytest.approx(-0.1)
