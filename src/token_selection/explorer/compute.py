@@ -61,6 +61,16 @@ def token_mass(attention: torch.Tensor, X: torch.Tensor, vocab_size: int) -> tor
     return mass[keys]
 
 
+def optimal_fraction(values: np.ndarray, X: torch.Tensor, y: torch.Tensor, relevant: torch.Tensor) -> float:
+    """Share of sequences whose best token (largest label-signed value ``y_j u_s``) is relevant, strictly above every
+    irrelevant one: hypothesis 1 of chapter 4. values: (V,) ``E_s . v``; X, relevant: (n, T); y: (n,) +-1.
+    A sequence without an irrelevant position counts as satisfied."""
+    signed = torch.as_tensor(values, dtype=torch.float64)[X] * y.double()[:, None]
+    best_relevant = signed.masked_fill(~relevant, float("-inf")).amax(1)
+    best_irrelevant = signed.masked_fill(relevant, float("-inf")).amax(1)
+    return float((best_relevant > best_irrelevant).double().mean())
+
+
 def selected_relevant_per_sequence(attention: torch.Tensor, X: torch.Tensor, relevant: torch.Tensor, vocab_size: int) -> float:
     """Mean over sequences of the number of distinct relevant tokens holding >= ``SELECTED_MASS`` of the attention.
 
@@ -181,6 +191,7 @@ def _explore(
         selected_per_sequence=selected_relevant_per_sequence(attention, data.X, data.relevant, config.vocab_size),
         selection_cosine=selection_cosine,
         missed_fraction=float(((attention * data.relevant).sum(1) < 0.5).double().mean()),
+        optimal_fraction=optimal_fraction(values, data.X, data.y, data.relevant),
         final_min_attention=float(arrays["min_relevant_attention"][-1]),
         final_mean_attention=float(arrays["mean_relevant_attention"][-1]),
         notice="",

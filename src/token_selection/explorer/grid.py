@@ -53,7 +53,7 @@ GRID_AXES: dict[str, tuple] = {
 GRID_PATH = Path(__file__).resolve().parent / "grid.json"
 """The cached grid, package data: read with the package wherever it is installed."""
 
-GRID_FORMAT = 2
+GRID_FORMAT = 3
 DIGITS = 4
 """Significant digits kept per stored number (the file stays a few hundred kB)."""
 
@@ -123,6 +123,7 @@ def point_payload(result: ExplorerResult) -> dict:
         "rel": _rounded(result.relevant_per_sequence),
         "sel": _rounded(result.selected_per_sequence),
         "miss": _rounded(result.missed_fraction),
+        "opt": _rounded(result.optimal_fraction),
         "msg": result.max_margin_message,
         "notice": result.notice,
     }

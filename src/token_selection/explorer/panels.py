@@ -203,7 +203,7 @@ def draw_hero(result: ExplorerResult, *, width: float = 9.0) -> Figure:
 
     plot_against_importance(ax_score, result.alpha, result.scores, result.token_class)
     pattern = score_pattern(result.scores, result.token_class)
-    ax_score.set_title(r"3. final scores $E_s\cdot p$:" + (f"\n{pattern}" if pattern else ""), fontsize=size)
+    ax_score.set_title(r"3. final scores $E_s\cdot p/\|p\|$:" + (f"\n{pattern}" if pattern else ""), fontsize=size)
     ax_score.set_xlabel(r"importance $\alpha_s$ (signed frequency)", fontsize=size - 1)
     ax_score.set_ylabel(r"score $E_s\cdot p\,/\,\|p\|$", fontsize=size - 1)
     for ax in (ax_step, ax_train, ax_score):

@@ -31,6 +31,8 @@ class ExplorerResult:
     selected_fraction: share of (sequence, relevant token) pairs holding >= ``compute.SELECTED_MASS``;
     selected_per_sequence: mean number of relevant tokens selected per sequence;
     missed_fraction: share of sequences whose relevant mass is below 1/2;
+    optimal_fraction: share of sequences whose best token after the step (the largest label-signed value
+    ``y_j E_s . v``) is a relevant one: hypothesis 1 of chapter 4 holds in those sequences;
     selection_cosine: cos(p, max-margin direction of p's own selection), None when undefined.
     notice: one sentence saying what to see, computed from these numbers.
     """
@@ -56,6 +58,7 @@ class ExplorerResult:
     selected_per_sequence: float
     selection_cosine: float | None
     missed_fraction: float
+    optimal_fraction: float
     final_min_attention: float
     final_mean_attention: float
     notice: str

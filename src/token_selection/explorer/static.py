@@ -86,7 +86,7 @@ def _traces(point: dict, token_class: list[int]) -> list[dict]:
              x=ends, y=[intercept + point["slope"] * a for a in ends], xaxis="x", yaxis="y"),
         dict(type="scatter", mode="lines", name=f"predicted slope {point['pred']:.3g}", line=dict(color="black", dash="dash"),
              x=ends, y=[point["pred"] * a for a in ends], xaxis="x", yaxis="y"),
-        dict(type="scatter", mode="lines", name="cos(p, p_mm)", line=dict(color="black"), xaxis="x2", yaxis="y2",
+        dict(type="scatter", mode="lines", name="cos(p, p_mm)", line=dict(color="black", dash="dashdot"), xaxis="x2", yaxis="y2",
              x=steps if point["cos"] else [], y=[point["cos"][i] for i in kept] if point["cos"] else []),
         dict(type="scatter", mode="lines", name="mean relevant attention", line=dict(color=GREEN), xaxis="x2", yaxis="y2",
              x=steps, y=[point["att_mean"][i] for i in kept]),

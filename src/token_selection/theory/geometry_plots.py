@@ -76,7 +76,7 @@ def plot_selection_geometry(
     p_xy = _points_2d(p_path)
     if w_mm.shape != (2,):
         raise ValueError(f"w_mm must have shape (2,), got {w_mm.shape}")
-    ax_svm.scatter(a[:, 0], a[:, 1], s=18, color="tab:gray", label=r"points $a = E_r - E_x$")
+    ax_svm.scatter(a[:, 0], a[:, 1], s=18, color="tab:gray", label=r"toy points $a$ (as $E_r - E_x$)")
     scale = np.abs(a).max()
     unit = w_mm / np.linalg.norm(w_mm)
     tip = scale * unit

@@ -204,3 +204,17 @@ def test_explore_runs_torch_on_one_thread_and_restores_the_setting(monkeypatch):
         assert torch.get_num_threads() == 2  # restored after a failure too
     finally:
         torch.set_num_threads(before)
+
+
+def test_optimal_fraction_counts_the_sequences_whose_best_token_is_relevant():
+    from token_selection.explorer.compute import optimal_fraction
+
+    values = np.array([0.0, 2.0, -1.0, 0.5, 3.0])  # tokens 0..4
+    X = torch.tensor([[1, 0, 3], [2, 0, 3], [1, 4, 0], [2, 1, 1]])
+    relevant = torch.tensor([[True, False, False], [True, False, False], [True, False, False], [True, True, True]])
+    y = torch.tensor([1, -1, 1, -1])
+    # sequence 0: 2 > 0, 0.5; sequence 1 (label -1): 1 > 0, -0.5; sequence 2: 2 < 3 (token 4 beats it);
+    # sequence 3: no irrelevant position, satisfied
+    assert optimal_fraction(values, X, y, relevant) == 0.75
+    tie = np.array([0.0, 0.5, -1.0, 0.5, 3.0])  # sequence 0: relevant 0.5 ties irrelevant 0.5: not strictly above
+    assert optimal_fraction(tie, X[:1], y[:1], relevant[:1]) == 0.0

@@ -161,7 +161,7 @@ def test_a_point_payload_holds_what_the_panels_draw_rounded():
         "alpha": [0.5, -0.25, 0.0, 0.125, 0.75, -0.125], "ev": [1.0, -0.5, 0.25, 0.5, 2.0, -0.25],
         "ep": [3.0, 2.0, -1.0, -1.5, 4.0, -0.5], "step": [0, 1, 10, 100], "cos": [0.0, 0.5, 0.9, 0.96],
         "att_mean": [0.3, 0.4, 0.8, 0.99], "att_min": [0.1, 0.2, 0.6, 0.95], "corr": 0.9877, "corr_pred": 0.9287,
-        "slope": 2.5, "pred": 3.0, "cos_final": 0.9543, "cos_own": 0.9123, "rel": 1.5, "sel": 1.5, "miss": 0.0,
+        "slope": 2.5, "pred": 3.0, "cos_final": 0.9543, "cos_own": 0.9123, "rel": 1.5, "sel": 1.5, "miss": 0.0, "opt": 1.0,
         "msg": "", "notice": result.notice,
     }  # fmt: skip
     assert [type(s) for s in payload["step"]] == [int] * 4
@@ -191,7 +191,7 @@ def test_compute_grid_orders_the_points_delta_major_and_records_its_config(fake_
     grid = grid_module.compute_grid(axes, progress=False)
     points = [(p["delta"], p["d"], p["T"]) for p in grid["points"]]
     assert points == fake_points == [(delta, d, T) for delta in (0.0, 0.5) for d in (16, 32, 64) for T in (8, 4)]
-    assert grid["format"] == grid_module.GRID_FORMAT == 2
+    assert grid["format"] == grid_module.GRID_FORMAT == 3
     assert grid["config"] == grid_module.grid_config(axes) | {"package_version": __version__}
     assert grid["config_sha256"] == grid_module.config_sha256(grid_module.grid_config(axes))  # the version left out
     assert grid["token_class"] == make_synthetic(2, 2, 50, 0.0).token_class.tolist() and len(grid["token_class"]) == 50
@@ -253,7 +253,7 @@ def _no_recomputing(**kwargs):
 
 
 def _tiny(points: int = 2) -> dict:
-    return {"format": 2, "config": grid_module.grid_config(TINY_AXES), "points": [{"i": i} for i in range(points)]}
+    return {"format": grid_module.GRID_FORMAT, "config": grid_module.grid_config(TINY_AXES), "points": [{"i": i} for i in range(points)]}
 
 
 def test_write_grid_writes_compact_sorted_json_and_its_sha256(tmp_path):
@@ -382,7 +382,7 @@ def test_mismatch_message_in_full():
 
 def test_a_grid_is_current_for_its_own_axes_in_their_order_only(tmp_path):
     axes = {"delta": (0.0, 0.1), "d": (256, 512, 1024), "T": (4, 8)}
-    grid = {"format": 2, "config": grid_module.grid_config(axes), "points": [{"i": i} for i in range(12)]}
+    grid = {"format": grid_module.GRID_FORMAT, "config": grid_module.grid_config(axes), "points": [{"i": i} for i in range(12)]}
     path = tmp_path / "grid.json"
     write_grid(grid, path)
     assert read_grid(path, axes=axes)["points"] == grid["points"]

@@ -237,7 +237,7 @@ def test_three_panels_with_plain_titles_and_panel_three_from_the_scores():
     assert ax_step.get_title() == "1. one gradient step on $E$:\nvalues line up with importance"
     assert ax_train.get_title() == "2. training $p$: attention moves\nonto the relevant tokens"
     # scores 3, 4 (positive) and 2 (negative) above the irrelevant -1, -1.5, -0.5
-    assert ax_score.get_title() == "3. final scores $E_s\\cdot p$:\nboth classes on top"
+    assert ax_score.get_title() == "3. final scores $E_s\\cdot p/\\|p\\|$:\nboth classes on top"
     one_class = hand_made_result(scores=np.array([3.0, -2.0, -1.0, -1.5, 4.0, -0.5]))
     assert draw_hero(one_class).axes[2].get_title().endswith("\nno negative token on top")
 

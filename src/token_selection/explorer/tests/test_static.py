@@ -174,7 +174,7 @@ def test_the_eleven_traces_draw_each_class_the_lines_and_the_training(hand_grid)
         assert trace["x"] == [1, 10, 1000] and (trace["xaxis"], trace["yaxis"], trace["mode"]) == ("x2", "y2", "lines")
     # step 0 is off the log axis
     assert (cos["y"], mean["y"], low["y"]) == ([0.5, 0.9, 0.96], [0.4, 0.8, 0.99], [0.2, 0.6, 0.95])
-    assert cos["line"] == {"color": "black"} and mean["line"] == {"color": GREEN}
+    assert cos["line"] == {"color": "black", "dash": "dashdot"} and mean["line"] == {"color": GREEN}  # not the fit's style
     assert low["line"] == {"color": GREEN, "dash": "dot"}
     empty = _traces(_point(4, cos=None), TOKEN_CLASS)[5]  # no p_mm: no cosine curve
     assert (empty["x"], empty["y"]) == ([], [])

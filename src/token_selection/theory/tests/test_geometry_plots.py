@@ -129,7 +129,7 @@ def test_every_element_of_the_figure():
     np.testing.assert_allclose(_offsets(dots), points)
     assert dots.get_sizes().tolist() == [18]
     np.testing.assert_allclose(dots.get_facecolor()[0], to_rgba("tab:gray"))
-    assert dots.get_label() == r"points $a = E_r - E_x$"
+    assert dots.get_label() == r"toy points $a$ (as $E_r - E_x$)"
 
     direction, boundary = left.get_lines()
     np.testing.assert_allclose(direction.get_xdata(), [0, scale * unit[0]])
@@ -140,6 +140,8 @@ def test_every_element_of_the_figure():
     np.testing.assert_allclose(arrow.xy, scale * unit)
     np.testing.assert_allclose(arrow.xyann, 0.85 * scale * unit)
     assert arrow.arrow_patch.get_arrowstyle().__class__.__name__ == "CurveFilledB"
+    assert arrow.get_text() == ""  # a head only: the line is drawn by plot
+    assert to_rgba(arrow.arrow_patch.get_edgecolor()) == to_rgba("k") and arrow.arrow_patch.get_linewidth() == 2
     # the margin boundary: every point of its line has w_mm . a = 1, and it spans 2 * scale across the direction
     ends = np.c_[boundary.get_xdata(), boundary.get_ydata()]
     np.testing.assert_allclose(ends @ w_mm, [1.0, 1.0])
@@ -164,17 +166,20 @@ def test_every_element_of_the_figure():
     np.testing.assert_allclose(origin.get_paths()[0].vertices, plus.get_path().transformed(plus.get_transform()).vertices)
 
     (circle,) = left.patches
+    assert circle.get_linewidth() == 0.8 and to_rgba(circle.get_edgecolor()) == to_rgba("silver")
     assert circle.center == (0.0, 0.0) and not circle.get_fill() and circle.get_linestyle() == ":"
     assert circle.radius == pytest.approx(0.6 * np.abs(points).max())
     assert left.get_aspect() == 1.0
     assert left.get_title() == "Logistic regression turns to the max-margin direction"
     legend = left.get_legend()
     assert [t.get_text() for t in legend.get_texts()] == [
-        r"points $a = E_r - E_x$", "max-margin direction", r"margin boundary $\theta_{\mathrm{mm}}\cdot a = 1$",
+        r"toy points $a$ (as $E_r - E_x$)", "max-margin direction", r"margin boundary $\theta_{\mathrm{mm}}\cdot a = 1$",
         r"direction of $\theta$ during GD (on the circle)", "support",
     ]  # fmt: skip
     assert legend.get_texts()[0].get_fontsize() == 9.5 and legend._loc == 9  # 9: "upper center", of the box below
-    assert legend.get_bbox_to_anchor().transformed(left.transAxes.inverted()).y0 == pytest.approx(-0.1)
+    anchor = legend.get_bbox_to_anchor().transformed(left.transAxes.inverted())
+    assert (anchor.x0, anchor.y0) == (pytest.approx(0.5), pytest.approx(-0.1))  # centred under the plot
+    assert legend._ncols == 2
     np.testing.assert_allclose(legend.legend_handles[3].get_facecolor()[0], plt.get_cmap("Reds")(0.8))
 
     trail, axis = right.get_lines()
