@@ -253,7 +253,8 @@ def _no_recomputing(**kwargs):
 
 
 def _tiny(points: int = 2) -> dict:
-    return {"format": grid_module.GRID_FORMAT, "config": grid_module.grid_config(TINY_AXES), "points": [{"i": i} for i in range(points)]}
+    config = grid_module.grid_config(TINY_AXES)
+    return {"format": grid_module.GRID_FORMAT, "config": config, "points": [{"i": i} for i in range(points)]}
 
 
 def test_write_grid_writes_compact_sorted_json_and_its_sha256(tmp_path):
