@@ -35,7 +35,7 @@ The reading constants were calibrated on a learner's measured times and three la
 estimates (2026-11-26 and 27), when exercises were priced at a flat 8 or 10 minutes; with the
 exercises' own minutes, chapters 1-5 landed within 15 % of the learner's times of 2026-11-28
 (``tests/test_reading_time.py``), and with chapter 4's proof priced, chapters 1-5 and 4b land within
-15 % of the mean of five later learners' times of the chapters as they are now
+15 % of the mean of six later learners' times of the chapters as they are now
 (``scripts/test_reading_times.py``).
 """
 
