@@ -140,7 +140,7 @@ class LiveExplorer:
         self.status.value = f"done in {time.perf_counter() - start:.2f} s"
 
     def show(self) -> None:
-        """Display the controls (drawn at their defaults), then a static figure of the defaults.
+        """Display the controls (drawn at their defaults), then a static figure of the defaults, its panels stacked.
 
         The static figure is what a page without a kernel (the rendered book) shows.
         """
@@ -150,7 +150,8 @@ class LiveExplorer:
         display(self.widget)
         if self.last_result is not None:
             print("Static figure of the defaults (for pages without a kernel; the live panels are above):")
-            display(Image(data=self.last_png))
+            # stacked: in a book's text column three panels side by side shrink to small print
+            display(Image(data=figure_png(draw_panels(self.last_result, stacked=True))))
             display(notice_html(self.last_result.notice))
 
 

@@ -72,15 +72,25 @@ def scores_title(scores, token_class, *, first_line: str = "3. final scores", ne
 
 
 LEGEND_SIZE = 9.5
+_BESIDE = {"loc": "upper left", "bbox_to_anchor": (1.02, 1.0)}
+"""A stacked figure's legends: to the right of their panel."""
 """Points, of the panels' legends and notes: a figure 11 inches wide is shown about 700 px wide in the book."""
 
 
-def draw_panels(result: ExplorerResult, *, width: float = 11.0) -> Figure:
-    """The three panels as a matplotlib ``Figure`` (not registered with pyplot)."""
+def draw_panels(result: ExplorerResult, *, width: float = 11.0, stacked: bool = False) -> Figure:
+    """The three panels as a matplotlib ``Figure`` (not registered with pyplot): side by side, ``width`` x
+    ``0.3 * width`` inches (the live explorer), or ``stacked`` one above another, 7 x 9 inches (a static figure in
+    the book's text column, where three panels side by side shrink to small print; the legends then sit to the right
+    of their panels, off the data)."""
     # a fixed layout: constrained layout would double the drawing time of a redraw
-    fig = Figure(figsize=(width, width * 0.3))
-    fig.subplots_adjust(left=0.065, right=0.99, bottom=0.17, top=0.77, wspace=0.36)
-    ax_step, ax_train, ax_score = fig.subplots(1, 3)
+    if stacked:
+        fig = Figure(figsize=(7.0, 9.0))
+        fig.subplots_adjust(left=0.12, right=0.66, bottom=0.06, top=0.89, hspace=0.62)
+        ax_step, ax_train, ax_score = fig.subplots(3, 1)
+    else:
+        fig = Figure(figsize=(width, width * 0.3))
+        fig.subplots_adjust(left=0.065, right=0.99, bottom=0.17, top=0.77, wspace=0.36)
+        ax_step, ax_train, ax_score = fig.subplots(1, 3)
     plot_against_importance(ax_step, result.alpha, result.values, result.token_class)
     plot_against_importance(ax_score, result.alpha, result.scores, result.token_class)
 
@@ -96,7 +106,7 @@ def draw_panels(result: ExplorerResult, *, width: float = 11.0) -> Figure:
         f"(predicted {result.predicted_correlation:.3f})",
         fontsize=LEGEND_SIZE + 1,
     )
-    ax_step.legend(fontsize=LEGEND_SIZE, loc="upper left")
+    ax_step.legend(fontsize=LEGEND_SIZE, **(_BESIDE if stacked else {"loc": "upper left"}))
 
     steps = result.history["step"]
     shown = steps > 0
@@ -119,7 +129,7 @@ def draw_panels(result: ExplorerResult, *, width: float = 11.0) -> Figure:
     ax_train.set_xlabel("normalised-GD steps on p (log scale)")
     ax_train.set_ylabel("cosine / attention mass")
     ax_train.set_title(title, fontsize=LEGEND_SIZE + 1)
-    ax_train.legend(fontsize=LEGEND_SIZE, loc="lower right")
+    ax_train.legend(fontsize=LEGEND_SIZE, **(_BESIDE if stacked else {"loc": "lower right"}))
 
     ax_score.set_xlabel(r"importance: signed frequency $\alpha_s$")
     ax_score.set_ylabel(r"$E_s \cdot p/\|p\|$ after training p")
@@ -149,7 +159,7 @@ def show_panels(result: ExplorerResult) -> None:
     """Display the three panels and the sentence in the current output area."""
     from IPython.display import Image, display
 
-    display(Image(data=figure_png(draw_panels(result))))
+    display(Image(data=figure_png(draw_panels(result, stacked=True))))
     display(notice_html(result.notice))
 
 

@@ -92,10 +92,10 @@ def fakes(monkeypatch):
             raise seen.error
         return hand_made_result(config=ExplorerConfig(**settings), notice="p <converges>")
 
-    def draw(result):
+    def draw(result, stacked=False):
         widget = seen.live
         seen.drawn.append((result, widget.progress.value, widget.status.value, widget.progress.bar_style))
-        return "figure"
+        return "stacked figure" if stacked else "figure"
 
     monkeypatch.setattr(live_module, "explore", explore)
     monkeypatch.setattr(live_module, "draw_panels", draw)
@@ -239,7 +239,8 @@ def test_show_draws_the_controls_then_a_static_figure_of_the_defaults(fakes, cap
     live.show()
     image_in_output, sentence_in_output, widget, image, sentence = fakes.shown
     assert widget is live.widget
-    assert image.data == PNG + b"figure" and sentence.data == sentence_in_output.data
+    assert image.data == PNG + b"stacked figure" and sentence.data == sentence_in_output.data
+    assert image_in_output.data == PNG + b"figure"  # the live output keeps the panels side by side
     assert capsys.readouterr().out == ("Static figure of the defaults (for pages without a kernel; the live panels are above):\n")
 
 

@@ -323,3 +323,35 @@ def test_the_front_page_figure_layout_lettering_and_line_styles():
     assert legend._loc == 4 and legend.get_texts()[0].get_fontsize() == size - 2.5  # 4: "lower right"
     assert not legend.get_frame_on()
     assert draw_hero(hand_made_result()).get_size_inches()[0] == 9.0  # the default width
+
+
+def test_stacked_panels_sit_one_above_another_with_their_legends_beside_them():
+    figure = draw_panels(hand_made_result(), stacked=True)
+    assert tuple(figure.get_size_inches()) == (7.0, 9.0)
+    renderer = FigureCanvasAgg(figure).get_renderer()
+    figure.draw(renderer)
+    frames = [ax.get_window_extent(renderer) for ax in figure.axes]
+    boxes = [ax.get_tightbbox(renderer) for ax in figure.axes]
+    width, height = figure.bbox.width, figure.bbox.height
+    assert [f.y0 for f in frames] == sorted((f.y0 for f in frames), reverse=True)  # step, training, scores from the top
+    for box in boxes:
+        assert box.x0 >= 0 and box.x1 <= width and box.y0 >= 0 and box.y1 <= height  # nothing cut off, legends included
+    for upper, lower in zip(boxes, boxes[1:], strict=False):
+        assert upper.y0 > lower.y1  # a panel's labels stay clear of the title of the one below
+    for ax, frame in zip(figure.axes[:2], frames, strict=False):
+        legend = ax.get_legend().get_window_extent(renderer)
+        assert legend.x0 > frame.x1 and legend.y1 <= frame.y1 + 1  # right of the panel, from its top down
+    assert frames[0].width > 0.5 * width  # the panels keep most of the width
+    side_by_side = draw_panels(hand_made_result())
+    assert side_by_side.axes[0].get_legend()._loc == 2  # the live explorer's layout is unchanged: upper left
+
+
+def test_show_panels_draws_the_stacked_layout(monkeypatch):
+    import IPython.display
+
+    drawn = []
+    monkeypatch.setattr(IPython.display, "display", lambda _: None)
+    monkeypatch.setattr(panels, "figure_png", lambda fig: drawn.append(fig) or PNG_SIGNATURE)
+    show_panels(hand_made_result())
+    (figure,) = drawn
+    assert tuple(figure.get_size_inches()) == (7.0, 9.0)
