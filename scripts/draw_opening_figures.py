@@ -424,7 +424,8 @@ OPENINGS = (
         (),
         "Why some seeds miss: the initial lean",
         "Each seed's initial lean (how far the first gradient on $p$ points along $\\pm v$) and how its run ends: with "
-        "unit steps the seeds that end one-sided are those that leaned furthest, and the flow misses more seeds",
+        "unit steps, on these seeds, the ones that end one-sided leaned furthest (a tendency over few misses), and the "
+        "flow misses more seeds",
         "Four rows of dots, one per seed, against the initial lean: green dots for runs that select every relevant "
         "token, red crosses for one-sided ends, at d = 512 and d = 2048, with unit steps and under the flow",
         records=("flow_seed_sweep.fast.json", "flow_seed_sweep.full.json"),
