@@ -97,6 +97,12 @@ def _plot_against_importance():
     return plot_against_importance
 
 
+def _plot_lean_ends():
+    from token_selection.theory.plots import plot_lean_ends
+
+    return plot_lean_ends
+
+
 def _binned_plot_helpers():
     from token_selection.report.binned import binned_from_record, plot_binned
 
@@ -207,18 +213,10 @@ def draw_04(ns: dict):
 # Chapter 4b: each seed's initial lean, and whether its run selects every relevant token, with unit steps and under
 # the flow, at the two dimensions (the chapter's lean figure).
 def draw_04b(ns: dict):
-    leans, ends = ns["leans"], ns["ends"]
+    ends = ns["ends"]
     fig, ax = plt.subplots(figsize=SIZE)
-    for row, ((d, _way), ok) in enumerate(ends.items()):
-        lean = np.asarray(leans[d])
-        ax.scatter(lean[ok], np.full(ok.sum(), row), s=22, color="tab:green", alpha=0.7,
-                   label="selects every relevant token" if row == 0 else None)  # fmt: skip
-        ax.scatter(lean[~ok], np.full((~ok).sum(), row), s=40, marker="x", color="tab:red",
-                   label="ends one-sided" if row == 0 else None)  # fmt: skip
-    ax.set_yticks(range(len(ends)), [f"d = {d}, {way}" for d, way in ends])
+    _plot_lean_ends()(ax, ns["leans"], ends, size=22)
     ax.set_ylim(len(ends) - 0.4, -1.1)  # the first row on top, room for the legend above it
-    ax.axvline(0, color="gray", lw=0.8)
-    ax.set_xlabel(r"initial lean $\cos(-\nabla_p L, v)$ at $p = 0$")
     ax.set_title("which seeds miss, against their initial lean")
     ax.legend(fontsize=7.5, loc="upper center", ncol=2, frameon=False)
     _small(ax)
@@ -421,7 +419,7 @@ OPENINGS = (
         "ch4b-fig-opening",
         ("import token_selection.theory.training", "sweep = []", "sweep_scale = ("),
         draw_04b,
-        (),
+        (_plot_lean_ends,),
         "Why some seeds miss: the initial lean",
         "Each seed's initial lean (how far the first gradient on $p$ points along $\\pm v$) and how its run ends: with "
         "unit steps, on these seeds, the ones that end one-sided leaned furthest (a tendency over few misses), and the "

@@ -115,6 +115,27 @@ def plot_against_importance(
     return slope, intercept
 
 
+def plot_lean_ends(
+    ax: Axes,
+    leans: Mapping[int, ArrayLike],
+    ends: Mapping[tuple[int, str], ArrayLike],
+    *,
+    size: float = 40.0,
+) -> None:
+    """One row per ``(d, way)`` of ``ends``, the first on top: each seed at its initial lean (``leans[d]``, (seeds,)),
+    a green dot where its run selects every relevant token (``ends[d, way]``, (seeds,) bool), a red cross where it ends
+    one-sided. size: the dots' marker area (the crosses' is twice it)."""
+    for row, ((d, _way), reached) in enumerate(ends.items()):
+        lean, ok = np.asarray(leans[d], dtype=float), np.asarray(reached, dtype=bool)
+        ax.scatter(lean[ok], np.full(ok.sum(), row), s=size, color="tab:green", alpha=0.7,
+                   label="selects every relevant token" if row == 0 else None)  # fmt: skip
+        ax.scatter(lean[~ok], np.full((~ok).sum(), row), s=2 * size, marker="x", color="tab:red",
+                   label="ends one-sided" if row == 0 else None)  # fmt: skip
+    ax.set_yticks(range(len(ends)), [f"d = {d}, {way}" for d, way in ends])
+    ax.axvline(0, color="gray", lw=0.8)
+    ax.set_xlabel(r"initial lean $\cos(-\nabla_p L, v)$ at $p = 0$")
+
+
 def plot_training_curves(
     axes: Sequence[Axes],
     histories: Mapping[str, PTrainingHistory],

@@ -17,6 +17,7 @@ from token_selection.theory.plots import (
     fit_line,
     loglog_slope,
     plot_against_importance,
+    plot_lean_ends,
     plot_loglog_fit,
     plot_training_curves,
 )
@@ -268,3 +269,27 @@ def test_the_smallest_fits_two_points_and_positive_values_near_zero():
     assert fit_line(np.array([1.0, 3.0]), torch.tensor([2.0, 6.0], dtype=torch.float64)) == pytest.approx((2.0, 0.0))
     slope, prefactor = loglog_slope([1e-300, 1e-299], [1.0, 10.0])  # y = 1e300 x
     assert slope == pytest.approx(1.0) and prefactor == pytest.approx(1e300)
+
+
+def test_plot_lean_ends_puts_each_seed_on_its_row_green_where_it_selects_red_where_one_sided():
+    fig, ax = plt.subplots()
+    leans = {512: [0.3, -0.1, 0.05], 2048: [0.2, 0.0, -0.25]}
+    ends = {(512, "unit steps"): [True, False, True], (512, "flow"): [False, False, True], (2048, "flow"): [True] * 3}
+    plot_lean_ends(ax, leans, ends, size=10)
+    dots, crosses = ax.collections[0::2], ax.collections[1::2]
+    assert len(dots) == len(crosses) == 3
+    np.testing.assert_allclose(dots[0].get_offsets(), [[0.3, 0], [0.05, 0]])
+    np.testing.assert_allclose(crosses[1].get_offsets(), [[0.3, 1], [-0.1, 1]])
+    np.testing.assert_allclose(dots[2].get_offsets(), [[0.2, 2], [0.0, 2], [-0.25, 2]])  # the second row's d: 2048
+    assert len(crosses[2].get_offsets()) == 0
+    assert dots[0].get_sizes().tolist() == [10] and crosses[0].get_sizes().tolist() == [20]
+    assert to_hex(dots[0].get_facecolor()[0]) == to_hex("tab:green") and to_hex(crosses[0].get_facecolor()[0]) == to_hex(
+        "tab:red"
+    )
+    labels = [c.get_label() for c in ax.collections]
+    assert labels[:2] == ["selects every relevant token", "ends one-sided"] and all(lab.startswith("_") for lab in labels[2:])
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["d = 512, unit steps", "d = 512, flow", "d = 2048, flow"]
+    (zero,) = ax.get_lines()
+    assert list(zero.get_xdata()) == [0, 0]
+    assert ax.get_xlabel() == r"initial lean $\cos(-\nabla_p L, v)$ at $p = 0$"
+    plt.close(fig)
