@@ -191,7 +191,7 @@ class TableColumn:
                 return read
         shapes = metrics.get("per_seed", {}).get(self.path)
         if shapes is not None and len(shapes) > 1 and self.fmt == "text":
-            return f"{shape_counts(shapes, most_common_first=True)} of {len(shapes)} seeds"  # no seed singled out
+            return seed_shapes(shapes)
         value: Any = metrics
         for part in self.path.split("."):
             if not isinstance(value, dict) or part not in value:
@@ -212,6 +212,12 @@ def shape_counts(shapes: list[str], most_common_first: bool = False) -> str:
     if most_common_first:
         order.sort(key=shapes.count, reverse=True)  # a stable sort: ties keep their first-seen order
     return ", ".join(f"{shapes.count(shape)} {shape}" for shape in order)
+
+
+def seed_shapes(shapes: list[str]) -> str:
+    """A shape read on each seed, as the course prints it: one seed's shape alone, or every shape with its count, the
+    most common first, "of" the number of seeds ("2 U-shaped, 1 decreasing of 3 seeds"): no seed is singled out."""
+    return shapes[0] if len(shapes) == 1 else f"{shape_counts(shapes, most_common_first=True)} of {len(shapes)} seeds"
 
 
 INTERVAL_FORMATS = {

@@ -10,13 +10,12 @@ import numpy as np
 
 from ..intervals import CONFIDENCE, seed_interval, show_interval, with_test_set_error
 from ..real_data.one_step_direct import RECORD as ONE_STEP_DIRECT
-from ..results import seed_table
+from ..results import seed_shapes, seed_table
 from ..studies.intervals import wilson_interval
 from .shape_readings import (
     MIN_SCORE_STD,
     arms_words,
     bin_verdict,
-    count_words,
     curve_at,
     score_std,
     seed_readings,
@@ -96,7 +95,7 @@ def show_shape(verdict: dict) -> str:
         text = f"{readings[0]} ({first}; one seed)"
     else:
         read = "" if readings[0] == shapes[0] else f", read {readings[0]}"
-        text = f"{count_words(labels)} of {len(readings)} seeds (seed 0: {first}{read})"
+        text = f"{seed_shapes(labels)} (seed 0: {first}{read})"
     if verdict.get("bins") is not None:
         text += f"; on the 20 bins: {verdict['bins']['shape']} ({arms_words(verdict['bins'])})"
     if "selects" in verdict and not all(verdict["selects"]):

@@ -14,7 +14,6 @@ from typing import Any
 
 import numpy as np
 
-from ..results import shape_counts
 from ..theory.shape import MIN_TOKENS, classify_shape
 from ..theory.shape_effect import ShapeReading, curve_at, read_shape, seed_verdicts
 
@@ -80,11 +79,6 @@ def score_std(metrics: dict[str, Any]) -> list[float]:
 def selects(std: float) -> bool:
     """Whether attention with this token-score spread selects (``MIN_SCORE_STD``)."""
     return std >= MIN_SCORE_STD
-
-
-def count_words(shapes: list[str]) -> str:
-    """ "3 flat, 2 U-shaped": the count of each shape, most common first (ties in first-seen order)."""
-    return shape_counts(shapes, most_common_first=True)
 
 
 def arms_words(verdict: dict[str, Any]) -> str:

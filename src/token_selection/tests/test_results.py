@@ -365,3 +365,22 @@ def test_seed_table_names_what_a_record_lacks(metrics, named):
 
     with pytest.raises(ValueError, match=named):
         seed_table(metrics)
+
+
+def test_shape_counts_keep_the_order_the_shapes_first_occur_in():
+    assert results.shape_counts(["flat", "U-shaped", "U-shaped", "flat", "increasing"]) == "2 flat, 2 U-shaped, 1 increasing"
+    assert results.shape_counts(["U-shaped", "flat", "flat"]) == "1 U-shaped, 2 flat"  # not the most common first
+    assert results.shape_counts([]) == ""
+
+
+def test_shape_counts_in_first_seen_order_or_most_common_first_with_ties_first_seen():
+    shapes = ["U-shaped", "flat", "increasing", "increasing", "flat"]
+    assert results.shape_counts(shapes) == "1 U-shaped, 2 flat, 2 increasing"
+    assert results.shape_counts(shapes, most_common_first=True) == "2 flat, 2 increasing, 1 U-shaped"
+    assert results.shape_counts([]) == "" and results.shape_counts(["flat"], most_common_first=True) == "1 flat"
+
+
+def test_seed_shapes_gives_one_seed_alone_and_several_counted_most_common_first():
+    assert results.seed_shapes(["decreasing"]) == "decreasing"
+    assert results.seed_shapes(["flat", "U-shaped", "flat", "increasing"]) == "2 flat, 1 U-shaped, 1 increasing of 4 seeds"
+    assert results.seed_shapes(["U-shaped", "decreasing", "decreasing"]) == "2 decreasing, 1 U-shaped of 3 seeds"

@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..results import shape_counts
+from ..results import seed_shapes, shape_counts
 from .shape import SHAPES
 
 MIN_EFFECT = 0.2
@@ -177,7 +177,7 @@ def shape_cell(metrics: dict[str, Any], quantity: str) -> str | None:
     verdicts = seed_verdicts(metrics, quantity)
     tested = [v["shape"] for v in verdicts]
     readings = [read_shape(v).shape for v in verdicts]
-    text = readings[0] if len(readings) == 1 else f"{shape_counts(readings, most_common_first=True)} of {len(readings)} seeds"
+    text = seed_shapes(readings)
     if readings != tested:
         if len(tested) == 1:
             text += f"; by significance alone {tested[0]}"

@@ -11,7 +11,6 @@ from token_selection.report.shape_readings import (
     MIN_SCORE_STD,
     arms_words,
     bin_verdict,
-    count_words,
     score_std,
     seed_readings,
     selects,
@@ -72,7 +71,6 @@ def test_selects_at_the_boundary():
 
 
 def test_words():
-    assert count_words(["flat", "U-shaped", "flat", "increasing"]) == "2 flat, 1 U-shaped, 1 increasing"
     assert arms_words({"shape": "U-shaped", "spearman": 0.1, "left_spearman": -0.07, "right_spearman": 0.066}) == (
         "arms -0.07 and +0.07"
     )

@@ -17,7 +17,6 @@ from token_selection.theory.shape_effect import (
     read_shape,
     seed_verdicts,
     shape_cell,
-    shape_counts,
 )
 
 
@@ -171,16 +170,3 @@ def test_a_shape_cell_reads_each_seed_with_its_effect_size():
     assert column.cell(record, shape_cell) == "flat; by significance alone decreasing"
     assert TABLE_COLUMNS["test accuracy"].cell({"metrics": {"test_accuracy": 0.5}}, shape_cell) == "50.0 %"
     assert column.cell({"metrics": {"scores": {"shape": "flat"}}}, shape_cell) == "flat"  # the reader gives up
-
-
-def test_shape_counts_keep_the_order_the_shapes_first_occur_in():
-    assert shape_counts(["flat", "U-shaped", "U-shaped", "flat", "increasing"]) == "2 flat, 2 U-shaped, 1 increasing"
-    assert shape_counts(["U-shaped", "flat", "flat"]) == "1 U-shaped, 2 flat"  # not the most common first
-    assert shape_counts([]) == ""
-
-
-def test_shape_counts_in_first_seen_order_or_most_common_first_with_ties_first_seen():
-    shapes = ["U-shaped", "flat", "increasing", "increasing", "flat"]
-    assert shape_counts(shapes) == "1 U-shaped, 2 flat, 2 increasing"
-    assert shape_counts(shapes, most_common_first=True) == "2 flat, 2 increasing, 1 U-shaped"
-    assert shape_counts([]) == "" and shape_counts(["flat"], most_common_first=True) == "1 flat"
