@@ -72,9 +72,9 @@ def scores_title(scores, token_class, *, first_line: str = "3. final scores", ne
 
 
 LEGEND_SIZE = 9.5
+"""Points, of the panels' legends and notes: a figure 11 inches wide is shown about 700 px wide in the book."""
 _BESIDE = {"loc": "upper left", "bbox_to_anchor": (1.02, 1.0)}
 """A stacked figure's legends: to the right of their panel."""
-"""Points, of the panels' legends and notes: a figure 11 inches wide is shown about 700 px wide in the book."""
 
 
 def draw_panels(result: ExplorerResult, *, width: float = 11.0, stacked: bool = False) -> Figure:
@@ -116,7 +116,7 @@ def draw_panels(result: ExplorerResult, *, width: float = 11.0, stacked: bool = 
         if result.selection_cosine is not None and result.selection_cosine != result.final_cosine:
             title += f"; own selection: {result.selection_cosine:.3f}"
     else:
-        # above the legend (lower right), on white: the attention curves pass behind it
+        # above the side-by-side layout's legend (lower right), on white: the attention curves pass behind it
         message = "\n".join(textwrap.wrap(result.max_margin_message, 34))
         ax_train.text(0.5, 0.62, "no max-margin direction:\n" + message, ha="center", va="center",
                       transform=ax_train.transAxes, fontsize=LEGEND_SIZE, color="#8b0000",
