@@ -417,7 +417,7 @@ OPENINGS = (
     Opening(
         "04b_numerics",
         "ch4b-fig-opening",
-        ("import token_selection.theory.training", "sweep = []", "sweep_scale = ("),
+        ("import token_selection.theory.training", "sweep = []", "sweep_scale = shown_scale("),
         draw_04b,
         (_plot_lean_ends,),
         "Why some seeds miss: the initial lean",

@@ -143,6 +143,8 @@ MODULES: dict[str, list[str]] = {
     "studies/flow_discretisation.py": _tests("studies", "test_flow_discretisation", "test_study_records"),
     "studies/flow_solvers.py": _tests("studies", "test_flow_solvers", "test_flow_discretisation"),
     "studies/flow_seed_sweep.py": _tests("studies", "test_flow_seed_sweep"),
+    "studies/random_start.py": _tests("studies", "test_random_start"),
+    "studies/past_floor.py": _tests("studies", "test_past_floor"),
     "studies/registry.py": _tests("studies", "test_studies", "test_study_records"),
     "studies/synthetic_variants.py": _tests("studies", "test_synthetic_variants"),
     "studies/global_local.py": _tests("studies", "test_studies", "test_global_local"),

@@ -24,7 +24,7 @@ from .local_optima import (
     run_trajectory,
     start_point,
 )
-from .registry import STUDIES, Study, load_or_run
+from .registry import STUDIES, Study, load_or_run, shown_scale
 
 __all__ = [
     "LINEAR_CEILING",
@@ -59,6 +59,7 @@ __all__ = [
     "run_negation",
     "run_start",
     "run_trajectory",
+    "shown_scale",
     "start_point",
     "survival",
     "value_signal",

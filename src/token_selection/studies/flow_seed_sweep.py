@@ -63,7 +63,6 @@ def run_seed(d: int, seed: int, settings: dict[str, Any]) -> dict[str, dict[str,
     travelled and the solver's field evaluations (0 for Euler)."""
     from ..theory.max_margin import solve_max_margin
     from ..theory.synthetic import ReferenceCase
-    from .flow_discretisation import judge_run
 
     torch.set_num_threads(1)
     data, model = ReferenceCase(seed=seed, d=d).build()
@@ -80,14 +79,22 @@ def run_seed(d: int, seed: int, settings: dict[str, Any]) -> dict[str, dict[str,
         if solved["stop"] == "budget":
             raise RuntimeError(f"{method} ran out of field evaluations at d = {d}, seed {seed}; loosen rtol")
         ends[method.lower()] = (solved["p"], solved["arc_length"], solved["evaluations"])
-    out = {}
-    for name, (p, arc, evaluations) in ends.items():
-        scores = (E @ p)[data.X]
-        mass = (torch.softmax(scores, dim=-1) * data.relevant).sum(-1)
-        cos = float(p @ target / (p.norm() * target.norm())) if float(p.norm()) > 0 else 0.0
-        judged = judge_run(cos, mass, data.y, settings["cosine_threshold"], settings["selected_attention"])
-        out[name] = {"cos": cos, "min_attention": float(mass.min()), **judged, "arc_length": arc, "evaluations": evaluations}
-    return out
+    return {
+        name: {**judge_end(E, data, target, p, settings), "arc_length": arc, "evaluations": evaluations}
+        for name, (p, arc, evaluations) in ends.items()
+    }
+
+
+def judge_end(E: torch.Tensor, data: Any, target: torch.Tensor, p: torch.Tensor, settings: dict[str, Any]) -> dict:
+    """Chapter 4's judgement of an end point ``p`` (d,) of the reference case (``E``: (V, d); ``data``: its
+    ``SyntheticData``; ``target``: (d,) the all-relevant max-margin direction): cos(p, p_mm) (0 at p = 0), the worst
+    sequence's attention on its relevant token, and "selects", "reached", "one_class" (``judge_run``)."""
+    from .flow_discretisation import judge_run
+
+    mass = (torch.softmax((E @ p)[data.X], dim=-1) * data.relevant).sum(-1)
+    cos = float(p @ target / (p.norm() * target.norm())) if float(p.norm()) > 0 else 0.0
+    judged = judge_run(cos, mass, data.y, settings["cosine_threshold"], settings["selected_attention"])
+    return {"cos": cos, "min_attention": float(mass.min()), **judged}
 
 
 def _run_task(task: tuple[int, int, dict[str, Any]]) -> dict[str, dict[str, Any]]:

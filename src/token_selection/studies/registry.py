@@ -12,6 +12,8 @@ from .flow_discretisation import FLOW_PROTOCOL, flow_settings, run_flow_discreti
 from .flow_seed_sweep import FLOW_SWEEP_PROTOCOL, flow_sweep_settings, run_flow_seed_sweep
 from .global_local import GLOBAL_LOCAL_PROTOCOL, global_local_settings, run_global_local
 from .interactions import NEGATION_PROTOCOL, negation_settings, run_negation
+from .past_floor import PAST_FLOOR_PROTOCOL, past_floor_settings, run_past_floor
+from .random_start import RANDOM_START_PROTOCOL, random_start_settings, run_random_start
 
 Track = Callable[[Iterable, int], Iterable]
 
@@ -32,6 +34,8 @@ STUDIES: dict[str, Study] = {
     "negation": Study(negation_settings, run_negation, NEGATION_PROTOCOL),
     "flow_discretisation": Study(flow_settings, run_flow_discretisation, FLOW_PROTOCOL),
     "flow_seed_sweep": Study(flow_sweep_settings, run_flow_seed_sweep, FLOW_SWEEP_PROTOCOL),
+    "random_start": Study(random_start_settings, run_random_start, RANDOM_START_PROTOCOL),
+    "past_floor": Study(past_floor_settings, run_past_floor, PAST_FLOOR_PROTOCOL),
 }
 
 
@@ -46,3 +50,15 @@ def load_or_run(name: str, scale: str) -> dict[str, Any]:
     settings = study.settings(scale)
     record = read_record(name, scale, settings=settings)
     return record["metrics"] if record is not None else study.run(settings, lambda items, total: items)
+
+
+def shown_scale(name: str) -> str:
+    """The scale a page shows study ``name`` at: "full" when its full-scale record is current (written under the
+    study's full settings), else the page's own scale (``compute_scale``), which ``load_or_run`` reads or computes."""
+    from ..results import read_record
+    from ..scale import compute_scale
+
+    if name not in STUDIES:
+        raise ValueError(f"unknown study {name!r}; known: {sorted(STUDIES)}")
+    full = read_record(name, "full", settings=STUDIES[name].settings("full"))
+    return "full" if full is not None else compute_scale()

@@ -76,3 +76,18 @@ def test_no_record_means_computing_and_writing_nothing(computed, tmp_path):
     assert list(tmp_path.iterdir()) == []
     with pytest.raises(ValueError, match=r"unknown study 'nope'; known: \['asymmetric_u', 'capacity_phase'"):
         load_or_run("nope", "fast")
+
+
+@pytest.mark.parametrize("page_scale", ["fast", "full"])
+def test_a_page_shows_the_full_record_when_current_else_its_own_scale(computed, monkeypatch, page_scale):
+    monkeypatch.setenv("TOKEN_SELECTION_SCALE", page_scale)
+    assert registry.shown_scale("negation") == page_scale
+    settings = STUDIES["negation"].settings("full")
+    write_record("negation", "full", protocol="test", settings={**settings, "seeds": [0]}, metrics={})
+    assert registry.shown_scale("negation") == page_scale, "a stale full record is not shown"
+    write_record("negation", "full", protocol="test", settings=settings, metrics={})
+    assert registry.shown_scale("negation") == "full"
+    write_record("negation", "fast", protocol="test", settings=STUDIES["negation"].settings("fast"), metrics={})
+    assert registry.shown_scale("negation") == "full"
+    with pytest.raises(ValueError, match=r"unknown study 'nope'"):
+        registry.shown_scale("nope")

@@ -12,6 +12,7 @@ import torch  # noqa: E402
 
 from token_selection.theory.max_margin import solve_max_margin  # noqa: E402
 from token_selection.theory.selection_frames import (  # noqa: E402
+    COMPASS_FONT,
     direction_in_plane,
     frame_coordinates,
     p_at_steps,
@@ -115,9 +116,9 @@ def test_the_compass_draws_the_unit_circle_the_mm_axis_and_p_in_its_styles(train
     assert axis.get_linestyle() == ":" and axis.get_color() == "black" and axis.get_linewidth() == 1
     names = {t.get_text(): t for t in inset.texts if t.get_text()}
     assert tuple(names[r"$\hat p_{\mathrm{mm}}$"].xy) == (0, 1) and tuple(names[r"$\hat v$"].xy) == (1, 0)
-    assert tuple(names[r"$\hat p_{\mathrm{mm}}$"].get_position()) == (3, -8)
-    assert tuple(names[r"$\hat v$"].get_position()) == (-10, 3)
-    assert all(t.get_fontsize() == 7 and t.get_anncoords() == "offset points" for t in names.values())
+    assert tuple(names[r"$\hat p_{\mathrm{mm}}$"].get_position()) == (4, -12)
+    assert tuple(names[r"$\hat v$"].get_position()) == (-14, 4)
+    assert all(t.get_fontsize() == COMPASS_FONT >= 9 and t.get_anncoords() == "offset points" for t in names.values())
     (arrow,) = [t for t in inset.texts if t.arrow_patch is not None]
     assert np.allclose(arrow.xy, direction_in_plane(frames[-1].p, v, p_mm)) and tuple(arrow.xyann) == (0, 0)
     assert arrow.arrow_patch.get_linewidth() == 1.5 and arrow.arrow_patch.get_edgecolor()[:3] == (0.0, 0.0, 0.0)

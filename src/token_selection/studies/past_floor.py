@@ -1,0 +1,211 @@
+"""Training ``p`` past the float64 floor: normalised GD with the gradient's direction computed in the log domain.
+
+A run of ``train_cls`` stops where its gradient falls to the rounding error of float64: there the factor
+``u_i - f_j`` of a sequence whose attention has settled on one token is the difference of two nearly equal numbers,
+and its rounding error outweighs the true value. Written as ``u_i - f_j = sum_k q_jk (u_i - u_k)``, and with every
+factor of a term of the gradient kept as a logarithm, the direction ``-grad L / |grad L|`` is computed to float64's
+relative precision however small the gradient is (its size is returned as a logarithm). This study starts from the
+ends of the seed sweep (``flow_seed_sweep``: unit normalised steps, and the flow by scipy's RK45) and takes
+``steps`` more unit steps along that direction, so ``|p|`` grows many times past the floor, and asks whether a
+one-sided end stays one-sided.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+import numpy as np
+import torch
+from scipy.special import logsumexp
+
+from ..theory.thresholds import DIRECTION_COSINE, SELECTED_ATTENTION
+from .flow_seed_sweep import count
+
+Track = Callable[[Iterable, int], Iterable]
+RECORD = "past_floor"
+WAYS = ("euler_1", "rk45")
+"""The ends continued: unit normalised steps (the report's seed sweep) and the flow by scipy's RK45."""
+
+
+def _untracked(items: Iterable, total: int) -> Iterable:
+    return items
+
+
+def past_floor_settings(scale: str) -> dict[str, Any]:
+    """The study's settings at ``scale`` ("fast" or "full"): the reference dimension, seeds, chapter 4's arc length to
+    the floor (``steps`` x 1), the steps taken past it, the solver's tolerances (the flow sweep's), the thresholds."""
+    if scale not in ("fast", "full"):
+        raise ValueError(f"scale must be 'fast' or 'full', got {scale!r}")
+    full = scale == "full"
+    return {
+        "d": 512,
+        "seeds": list(range(100 if full else 4)),
+        "steps": 5000,
+        "past_steps": 5000 if full else 400,
+        "ode": {"rtol": 1e-8 if full else 1e-6, "atol": 1e-10 if full else 1e-8},
+        "cosine_threshold": DIRECTION_COSINE,
+        "selected_attention": SELECTED_ATTENTION,
+    }
+
+
+def log_direction(
+    E: np.ndarray, values: np.ndarray, X: np.ndarray, y: np.ndarray, p: np.ndarray
+) -> tuple[np.ndarray, float, np.ndarray]:
+    """The descent direction -grad L/|grad L| (d,) at ``p`` (d,), log |grad L| and the log attention (n, T).
+
+    E: (V, d) embeddings; values: (n, T) the values u = E_{x_ji} . v; X: (n, T) ids; y: (n,) labels in {-1, +1}.
+    Each term dL/df_j q_ji (u_i - f_j) of the gradient is kept as a sign and a logarithm, with
+    u_i - f_j = sum_k q_jk (u_i - u_k) (no difference of nearly equal numbers) and log sigma(-y f) = -log(1 + e^{y f});
+    the terms are rescaled by the largest before they are summed. A zero gradient (every value alike) raises.
+    """
+    n = X.shape[0]
+    scores = (E @ p)[X]
+    log_q = scores - logsumexp(scores, axis=1, keepdims=True)
+    f = (np.exp(log_q) * values).sum(axis=1)
+    gaps = values[:, :, None] - values[:, None, :]  # (n, T, T): u_i - u_k
+    with np.errstate(divide="ignore"):
+        log_parts = log_q[:, None, :] + np.log(np.abs(gaps))
+    log_pos = logsumexp(np.where(gaps > 0, log_parts, -np.inf), axis=2)
+    log_neg = logsumexp(np.where(gaps < 0, log_parts, -np.inf), axis=2)
+    big, small = np.maximum(log_pos, log_neg), np.minimum(log_pos, log_neg)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_gap = big + np.log1p(-np.exp(small - big))  # log |u_i - f_j|; -inf where the parts cancel exactly
+    sign = np.where(log_pos >= log_neg, 1.0, -1.0) * -y[:, None]  # sign of dL/df_j (u_i - f_j)
+    log_terms = (-np.logaddexp(0.0, y * f) - np.log(n))[:, None] + log_q + log_gap
+    finite = np.isfinite(log_terms)
+    if not finite.any():
+        raise ValueError("the gradient is exactly zero: every sequence's values are alike")
+    top = float(log_terms[finite].max())
+    weights = np.where(finite, sign * np.exp(np.where(finite, log_terms, top) - top), 0.0)
+    gradient = E.T @ np.bincount(X.ravel(), weights=weights.ravel(), minlength=E.shape[0])
+    size = float(np.linalg.norm(gradient))
+    return -gradient / size, top + float(np.log(size)), log_q
+
+
+def log_relevant_attention(log_q: np.ndarray, relevant: np.ndarray) -> np.ndarray:
+    """log of each sequence's attention on its relevant tokens (n,), from log attention (n, T) and a mask (n, T)."""
+    return logsumexp(np.where(relevant, log_q, -np.inf), axis=1)
+
+
+def state(E: np.ndarray, values: np.ndarray, X: np.ndarray, y: np.ndarray, relevant: np.ndarray, p: np.ndarray,
+          target: np.ndarray, selected: float) -> dict[str, Any]:  # fmt: skip
+    """Where a run stands at ``p``: "norm" |p|, "cos" with ``target`` (p_mm; 0 at p = 0), "log_gradient" log |grad L|,
+    the smallest log attention on the relevant token over the positive and over the negative sequences
+    ("log_attention": [pos, neg]) and the classes (+1, -1) whose every sequence puts more than ``selected`` on it
+    ("classes")."""
+    _, log_gradient, log_q = log_direction(E, values, X, y, p)
+    log_mass = log_relevant_attention(log_q, relevant)
+    worst = [float(log_mass[y == k].min()) for k in (1, -1)]
+    norm = float(np.linalg.norm(p))
+    return {
+        "norm": norm,
+        "cos": float(p @ target / (norm * np.linalg.norm(target))) if norm > 0 else 0.0,
+        "log_gradient": log_gradient,
+        "log_attention": worst,
+        "classes": [k for k, w in zip((1, -1), worst, strict=True) if w > np.log(selected)],
+    }
+
+
+def continue_run(E: np.ndarray, values: np.ndarray, X: np.ndarray, y: np.ndarray, p: np.ndarray, steps: int) -> np.ndarray:
+    """``steps`` unit normalised steps from ``p`` (d,) along ``log_direction``: the end point (d,)."""
+    p = p.copy()
+    for _ in range(steps):
+        p += log_direction(E, values, X, y, p)[0]
+    return p
+
+
+def trajectory(E: np.ndarray, values: np.ndarray, X: np.ndarray, y: np.ndarray, relevant: np.ndarray, p: np.ndarray,
+               target: np.ndarray, steps: int, every: int,
+               selected: float = SELECTED_ATTENTION) -> list[dict[str, Any]]:  # fmt: skip
+    """``steps`` unit steps of ``continue_run`` from ``p`` (d,), with the ``state`` at the start and after every
+    ``every`` steps (and at the end): a list of states, each with its "step"."""
+    if every < 1 or steps < 0:
+        raise ValueError(f"need every >= 1 and steps >= 0, got every = {every}, steps = {steps}")
+    states = [state(E, values, X, y, relevant, p, target, selected) | {"step": 0}]
+    done = 0
+    while done < steps:
+        chunk = min(every, steps - done)
+        p = continue_run(E, values, X, y, p, chunk)
+        done += chunk
+        states.append(state(E, values, X, y, relevant, p, target, selected) | {"step": done})
+    return states
+
+
+def run_seed(seed: int, settings: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """One seed of the reference case at ``settings["d"]``, from each of its floor ends (``WAYS``): {way: {"floor":
+    ``state`` there, "past": ``state`` after ``past_steps`` more steps, "kept": the same classes selected at both,
+    "rate": the fall of log |grad L| per unit of |p| between them}}."""
+    from ..theory.max_margin import solve_max_margin
+    from ..theory.synthetic import ReferenceCase
+    from .flow_solvers import flow_batch, flow_ode
+
+    torch.set_num_threads(1)
+    d, ode = settings["d"], settings["ode"]
+    data, model = ReferenceCase(seed=seed, d=d).build()
+    E_t, v_t = model.E.detach(), model.v.detach()
+    p0 = torch.zeros(d, dtype=torch.float64)
+    euler, _ = flow_batch(E_t[None], v_t[None], data.X[None], data.y[None], p0[None], steps=settings["steps"], lr=1.0)
+    flow = flow_ode(E_t, v_t, data.X, data.y, p0, length=float(settings["steps"]), rtol=ode["rtol"], atol=ode["atol"])
+    E, X, y, relevant = E_t.numpy(), data.X.numpy(), data.y.double().numpy(), data.relevant.numpy()
+    values = (E @ v_t.numpy())[X]
+    target = solve_max_margin(E_t, data.X, data.relevant).direction.numpy()
+    out = {}
+    for way, floor_end in zip(WAYS, (euler[0].numpy(), flow["p"].numpy()), strict=True):
+        past_end = continue_run(E, values, X, y, floor_end, settings["past_steps"])
+        at = [state(E, values, X, y, relevant, q, target, settings["selected_attention"]) for q in (floor_end, past_end)]
+        rate = (at[0]["log_gradient"] - at[1]["log_gradient"]) / (at[1]["norm"] - at[0]["norm"])
+        out[way] = {"floor": at[0], "past": at[1], "kept": at[0]["classes"] == at[1]["classes"], "rate": rate}
+    return out
+
+
+def _run_task(task: tuple[int, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return run_seed(*task)
+
+
+def summarise(per_seed: list[dict[str, dict[str, Any]]], seeds: list[int]) -> dict[str, Any]:
+    """Per way: the per-seed runs ("runs"), the seeds selecting one class only at the floor ("one_sided_seeds"), and
+    counts with Wilson 95% intervals: "kept" (the same classes selected past the floor as at it) and, of the
+    one-sided ends, "fell" (the missed class's relevant attention smaller past the floor than at it)."""
+    if len(per_seed) != len(seeds):
+        raise ValueError(f"need one run per seed, got {len(per_seed)} runs for {len(seeds)} seeds")
+    out: dict[str, Any] = {}
+    for way in WAYS:
+        runs = [run[way] for run in per_seed]
+        one_sided = [i for i, r in enumerate(runs) if len(r["floor"]["classes"]) == 1]
+        fell = []
+        for i in one_sided:
+            missed = 0 if runs[i]["floor"]["classes"] == [-1] else 1  # index in log_attention: [pos, neg]
+            fell.append(runs[i]["past"]["log_attention"][missed] < runs[i]["floor"]["log_attention"][missed])
+        out[way] = {
+            "runs": runs,
+            "one_sided_seeds": [seeds[i] for i in one_sided],
+            "counts": {"kept": count([r["kept"] for r in runs]), "fell": count(fell)},
+        }
+    return out
+
+
+def run_past_floor(settings: dict[str, Any], track: Track = _untracked, jobs: int | None = None) -> dict[str, Any]:
+    """Every seed, in ``jobs`` processes (default: one per CPU core): metrics["ways"] and metrics[way], the columns
+    of ``summarise``."""
+    tasks = [(seed, settings) for seed in settings["seeds"]]
+    workers = min(jobs or os.cpu_count() or 1, len(tasks))
+    if workers > 1:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            runs = list(track(pool.map(_run_task, tasks), len(tasks)))
+    else:
+        runs = [_run_task(task) for task in track(tasks, len(tasks))]
+    return {"ways": list(WAYS), **summarise(runs, settings["seeds"])}
+
+
+PAST_FLOOR_PROTOCOL = (
+    "The reference case (ours: n = 200 sequences, T = 8, V = 50, one step of size 200 on E) at d = 512 for each seed "
+    "of the flow sweep: p trained from 0 with E and v frozen to the float64 floor of train_cls over chapter 4's arc "
+    "length (5000), by normalised GD with step 1 and along the flow by scipy's RK45 (the flow sweep's tolerances); "
+    "from each end, unit normalised steps (full: 5000, fast: 400) along -grad L/|grad L| computed in the log domain "
+    "(each term's factors as logarithms, u_i - f_j as sum_k q_jk (u_i - u_k)), which has no floor. At the floor and "
+    f"after: |p|, cos(p, p_mm), log |grad L|, the smallest log attention on the relevant token per class, and the "
+    f"classes whose every sequence puts more than {SELECTED_ATTENTION:g} on it. Wilson 95% intervals."
+)
