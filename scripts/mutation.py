@@ -145,6 +145,7 @@ MODULES: dict[str, list[str]] = {
     "studies/flow_seed_sweep.py": _tests("studies", "test_flow_seed_sweep"),
     "studies/random_start.py": _tests("studies", "test_random_start"),
     "studies/past_floor.py": _tests("studies", "test_past_floor"),
+    "studies/pool.py": _tests("studies", "test_pool"),
     "studies/registry.py": _tests("studies", "test_studies", "test_study_records"),
     "studies/synthetic_variants.py": _tests("studies", "test_synthetic_variants"),
     "studies/global_local.py": _tests("studies", "test_studies", "test_global_local"),

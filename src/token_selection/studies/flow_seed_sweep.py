@@ -12,9 +12,6 @@ differ.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import torch
@@ -22,15 +19,11 @@ import torch
 from ..theory.thresholds import DIRECTION_COSINE, SELECTED_ATTENTION
 from .flow_solvers import SOLVERS, flow_batch, flow_ode
 from .intervals import wilson_interval
+from .pool import Track, run_tasks, untracked
 
-Track = Callable[[Iterable, int], Iterable]
 RECORD = "flow_seed_sweep"
 DIMENSIONS = (512, 2048)
 """The reference case's dimension and the paper's real-data one."""
-
-
-def _untracked(items: Iterable, total: int) -> Iterable:
-    return items
 
 
 def flow_sweep_settings(scale: str) -> dict[str, Any]:
@@ -131,7 +124,7 @@ def summarise(per_seed: list[dict[str, dict[str, Any]]], seeds: list[int], names
     return out
 
 
-def run_flow_seed_sweep(settings: dict[str, Any], track: Track = _untracked, jobs: int | None = None) -> dict[str, Any]:
+def run_flow_seed_sweep(settings: dict[str, Any], track: Track = untracked, jobs: int | None = None) -> dict[str, Any]:
     """Every seed at every dimension and discretisation, in ``jobs`` processes (default: one per CPU core).
 
     metrics["discretisations"]: their names, coarsest first; metrics[f"d{d}"][name]: per-seed columns ("cos",
@@ -140,12 +133,7 @@ def run_flow_seed_sweep(settings: dict[str, Any], track: Track = _untracked, job
     """
     names = discretisations(settings)
     tasks = [(d, seed, settings) for d in settings["dimensions"] for seed in settings["seeds"]]
-    workers = min(jobs or os.cpu_count() or 1, len(tasks))
-    if workers > 1:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            runs = list(track(pool.map(_run_task, tasks), len(tasks)))
-    else:
-        runs = [_run_task(task) for task in track(tasks, len(tasks))]
+    runs = run_tasks(_run_task, tasks, track, jobs)
     n = len(settings["seeds"])
     metrics: dict[str, Any] = {"discretisations": names}
     for i, d in enumerate(settings["dimensions"]):

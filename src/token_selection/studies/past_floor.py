@@ -12,9 +12,6 @@ one-sided end stays one-sided.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -23,15 +20,11 @@ from scipy.special import logsumexp
 
 from ..theory.thresholds import DIRECTION_COSINE, SELECTED_ATTENTION
 from .flow_seed_sweep import count
+from .pool import Track, run_tasks, untracked
 
-Track = Callable[[Iterable, int], Iterable]
 RECORD = "past_floor"
 WAYS = ("euler_1", "rk45")
 """The ends continued: unit normalised steps (the report's seed sweep) and the flow by scipy's RK45."""
-
-
-def _untracked(items: Iterable, total: int) -> Iterable:
-    return items
 
 
 def past_floor_settings(scale: str) -> dict[str, Any]:
@@ -187,16 +180,11 @@ def summarise(per_seed: list[dict[str, dict[str, Any]]], seeds: list[int]) -> di
     return out
 
 
-def run_past_floor(settings: dict[str, Any], track: Track = _untracked, jobs: int | None = None) -> dict[str, Any]:
+def run_past_floor(settings: dict[str, Any], track: Track = untracked, jobs: int | None = None) -> dict[str, Any]:
     """Every seed, in ``jobs`` processes (default: one per CPU core): metrics["ways"] and metrics[way], the columns
     of ``summarise``."""
     tasks = [(seed, settings) for seed in settings["seeds"]]
-    workers = min(jobs or os.cpu_count() or 1, len(tasks))
-    if workers > 1:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            runs = list(track(pool.map(_run_task, tasks), len(tasks)))
-    else:
-        runs = [_run_task(task) for task in track(tasks, len(tasks))]
+    runs = run_tasks(_run_task, tasks, track, jobs)
     return {"ways": list(WAYS), **summarise(runs, settings["seeds"])}
 
 

@@ -15,9 +15,7 @@ span), though it vanishes from the direction of ``p`` as ``|p|`` grows.
 from __future__ import annotations
 
 import math
-import os
-from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -25,8 +23,8 @@ import torch
 from ..theory.thresholds import DIRECTION_COSINE, SELECTED_ATTENTION
 from .flow_seed_sweep import DIMENSIONS, count, judge_end
 from .flow_solvers import flow_batch, flow_ode
+from .pool import Track, run_tasks, untracked
 
-Track = Callable[[Iterable, int], Iterable]
 RECORD = "random_start"
 STARTS: dict[str, Callable[[int], float]] = {
     "0": lambda d: 0.0,
@@ -42,10 +40,6 @@ JUDGED = ("acting part", "whole")
 """What of an end is judged: its projection on the span of the rows of E (``acting_part``), or p itself."""
 DISCRETISATIONS = ("euler_1", "rk45")
 """Unit normalised steps (the report's seed sweep) and the flow by scipy's RK45."""
-
-
-def _untracked(items: Iterable, total: int) -> Iterable:
-    return items
 
 
 def random_start_settings(scale: str) -> dict[str, Any]:
@@ -152,19 +146,14 @@ def summarise(per_seed: list[dict[str, dict[str, dict[str, Any]]]], seeds: list[
     return out
 
 
-def run_random_start(settings: dict[str, Any], track: Track = _untracked, jobs: int | None = None) -> dict[str, Any]:
+def run_random_start(settings: dict[str, Any], track: Track = untracked, jobs: int | None = None) -> dict[str, Any]:
     """Every seed at every dimension from every start, in ``jobs`` processes (default: one per CPU core).
 
     metrics["starts"], metrics["discretisations"]: their names; metrics[f"d{d}"][start][discretisation]: the columns
     of ``summarise``.
     """
     tasks = [(d, seed, settings) for d in settings["dimensions"] for seed in settings["seeds"]]
-    workers = min(jobs or os.cpu_count() or 1, len(tasks))
-    if workers > 1:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            runs = list(track(pool.map(_run_task, tasks), len(tasks)))
-    else:
-        runs = [_run_task(task) for task in track(tasks, len(tasks))]
+    runs = run_tasks(_run_task, tasks, track, jobs)
     n = len(settings["seeds"])
     metrics: dict[str, Any] = {"starts": list(settings["starts"]), "discretisations": list(DISCRETISATIONS)}
     for i, d in enumerate(settings["dimensions"]):
