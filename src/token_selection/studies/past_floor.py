@@ -5,9 +5,9 @@ A run of ``train_cls`` stops where its gradient falls to the rounding error of f
 and its rounding error outweighs the true value. Written as ``u_i - f_j = sum_k q_jk (u_i - u_k)``, and with every
 factor of a term of the gradient kept as a logarithm, the direction ``-grad L / |grad L|`` is computed to float64's
 relative precision however small the gradient is (its size is returned as a logarithm). This study starts from the
-ends of the seed sweep (``flow_seed_sweep``: unit normalised steps, and the flow by scipy's RK45) and takes
-``steps`` more unit steps along that direction, so ``|p|`` grows many times past the floor, and asks whether a
-one-sided end stays one-sided.
+ends of the seed sweep (``flow_seed_sweep``: unit normalised steps, and the flow by scipy's RK45) and continues each
+the way it came, over ``past_length`` more units of arc: unit steps along that direction, or the flow along it by
+RK45. ``|p|`` grows many times past the floor, and the study asks whether a one-sided end stays one-sided.
 """
 
 from __future__ import annotations
@@ -24,12 +24,14 @@ from .pool import Track, run_tasks, untracked
 
 RECORD = "past_floor"
 WAYS = ("euler_1", "rk45")
-"""The ends continued: unit normalised steps (the report's seed sweep) and the flow by scipy's RK45."""
+"""The ends continued, each the way it came: unit normalised steps (the report's seed sweep), and the flow by scipy's
+RK45."""
 
 
 def past_floor_settings(scale: str) -> dict[str, Any]:
     """The study's settings at ``scale`` ("fast" or "full"): the reference dimension, seeds, chapter 4's arc length to
-    the floor (``steps`` x 1), the steps taken past it, the solver's tolerances (the flow sweep's), the thresholds."""
+    the floor (``steps`` x 1), the arc length followed past it, the solver's tolerances (the flow sweep's, for both
+    stretches of the flow), the thresholds."""
     if scale not in ("fast", "full"):
         raise ValueError(f"scale must be 'fast' or 'full', got {scale!r}")
     full = scale == "full"
@@ -37,7 +39,7 @@ def past_floor_settings(scale: str) -> dict[str, Any]:
         "d": 512,
         "seeds": list(range(100 if full else 4)),
         "steps": 5000,
-        "past_steps": 5000 if full else 400,
+        "past_length": 1500 if full else 150,
         "ode": {"rtol": 1e-8 if full else 1e-6, "atol": 1e-10 if full else 1e-8},
         "cosine_threshold": DIRECTION_COSINE,
         "selected_attention": SELECTED_ATTENTION,
@@ -102,41 +104,71 @@ def state(E: np.ndarray, values: np.ndarray, X: np.ndarray, y: np.ndarray, relev
     }
 
 
-def continue_run(E: np.ndarray, values: np.ndarray, X: np.ndarray, y: np.ndarray, p: np.ndarray, steps: int) -> np.ndarray:
-    """``steps`` unit normalised steps from ``p`` (d,) along ``log_direction``: the end point (d,)."""
+def continue_run(
+    E: np.ndarray, values: np.ndarray, X: np.ndarray, y: np.ndarray, p: np.ndarray, steps: int, lr: float = 1.0
+) -> np.ndarray:
+    """``steps`` normalised steps of length ``lr`` from ``p`` (d,) along ``log_direction``: the end point (d,)."""
     p = p.copy()
     for _ in range(steps):
-        p += log_direction(E, values, X, y, p)[0]
+        p += lr * log_direction(E, values, X, y, p)[0]
     return p
 
 
+def continue_flow(E: np.ndarray, values: np.ndarray, X: np.ndarray, y: np.ndarray, p: np.ndarray, length: float,
+                  rtol: float, atol: float, points: int = 2) -> tuple[np.ndarray, int]:  # fmt: skip
+    """The normalised flow dp/ds = ``log_direction`` from ``p`` (d,) over the arc length ``length``, by scipy's RK45
+    at ``rtol``, ``atol``: the points (points, d) at ``points`` evenly spaced arc lengths from 0 to ``length``, and the
+    number of evaluations of the direction."""
+    from scipy.integrate import solve_ivp
+
+    if not length > 0 or points < 2:
+        raise ValueError(f"need length > 0 and points >= 2, got length = {length}, points = {points}")
+    evaluations = 0
+
+    def field(s: float, q: np.ndarray) -> np.ndarray:
+        nonlocal evaluations
+        evaluations += 1
+        return log_direction(E, values, X, y, q)[0]
+
+    solved = solve_ivp(field, (0.0, length), p, method="RK45", rtol=rtol, atol=atol,
+                       t_eval=np.linspace(0.0, length, points))  # fmt: skip
+    if not solved.success:
+        raise RuntimeError(f"RK45 failed past the floor: {solved.message}")
+    return solved.y.T, evaluations
+
+
 def trajectory(E: np.ndarray, values: np.ndarray, X: np.ndarray, y: np.ndarray, relevant: np.ndarray, p: np.ndarray,
-               target: np.ndarray, steps: int, every: int,
+               target: np.ndarray, length: int, every: int, way: str = "rk45", ode: dict[str, float] | None = None,
                selected: float = SELECTED_ATTENTION) -> list[dict[str, Any]]:  # fmt: skip
-    """``steps`` unit steps of ``continue_run`` from ``p`` (d,), with the ``state`` at the start and after every
-    ``every`` steps (and at the end): a list of states, each with its "step"."""
-    if every < 1 or steps < 0:
-        raise ValueError(f"need every >= 1 and steps >= 0, got every = {every}, steps = {steps}")
-    states = [state(E, values, X, y, relevant, p, target, selected) | {"step": 0}]
-    done = 0
-    while done < steps:
-        chunk = min(every, steps - done)
-        p = continue_run(E, values, X, y, p, chunk)
-        done += chunk
-        states.append(state(E, values, X, y, relevant, p, target, selected) | {"step": done})
-    return states
+    """From ``p`` (d,) over the arc length ``length`` (a multiple of ``every``), by unit steps (``way`` "euler_1") or
+    along the flow (``way`` "rk45", at ``ode``'s "rtol" and "atol", default 1e-6 and 1e-8): the ``state`` at the
+    start and after every ``every`` units of arc, each with its "arc"."""
+    if every < 1 or length < every or length % every:
+        raise ValueError(f"need every >= 1 and length a positive multiple of it, got every = {every}, length = {length}")
+    if way not in WAYS:
+        raise ValueError(f"way must be one of {WAYS}, got {way!r}")
+    arcs = list(range(0, length + 1, every))
+    if way == "euler_1":
+        points = [p]
+        for _ in arcs[1:]:
+            points.append(continue_run(E, values, X, y, points[-1], every))
+    else:
+        tolerances = ode or {"rtol": 1e-6, "atol": 1e-8}
+        points = list(continue_flow(E, values, X, y, p, length, tolerances["rtol"], tolerances["atol"], len(arcs))[0])
+    return [state(E, values, X, y, relevant, q, target, selected) | {"arc": arc} for q, arc in zip(points, arcs, strict=True)]
 
 
 def run_seed(seed: int, settings: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """One seed of the reference case at ``settings["d"]``, from each of its floor ends (``WAYS``): {way: {"floor":
-    ``state`` there, "past": ``state`` after ``past_steps`` more steps, "kept": the same classes selected at both,
-    "rate": the fall of log |grad L| per unit of |p| between them}}."""
+    """One seed of the reference case at ``settings["d"]``, from each of its floor ends, each continued the way it
+    came (``WAYS``: ``past_length`` unit steps, or the flow over that arc length): {way: {"floor": ``state`` there,
+    "past": ``state`` at the end, "kept": the same classes selected at both, "rate": the fall of log |grad L| per unit
+    of |p| between them, "evaluations": the flow's evaluations of the direction (0 for unit steps)}}."""
     from ..theory.max_margin import solve_max_margin
     from ..theory.synthetic import ReferenceCase
     from .flow_solvers import flow_batch, flow_ode
 
     torch.set_num_threads(1)
-    d, ode = settings["d"], settings["ode"]
+    d, ode, length = settings["d"], settings["ode"], settings["past_length"]
     data, model = ReferenceCase(seed=seed, d=d).build()
     E_t, v_t = model.E.detach(), model.v.detach()
     p0 = torch.zeros(d, dtype=torch.float64)
@@ -145,12 +177,15 @@ def run_seed(seed: int, settings: dict[str, Any]) -> dict[str, dict[str, Any]]:
     E, X, y, relevant = E_t.numpy(), data.X.numpy(), data.y.double().numpy(), data.relevant.numpy()
     values = (E @ v_t.numpy())[X]
     target = solve_max_margin(E_t, data.X, data.relevant).direction.numpy()
+    ends = {"euler_1": (euler[0].numpy(), continue_run(E, values, X, y, euler[0].numpy(), length), 0)}
+    flow_points, evaluations = continue_flow(E, values, X, y, flow["p"].numpy(), length, ode["rtol"], ode["atol"])
+    ends["rk45"] = (flow["p"].numpy(), flow_points[-1], evaluations)
     out = {}
-    for way, floor_end in zip(WAYS, (euler[0].numpy(), flow["p"].numpy()), strict=True):
-        past_end = continue_run(E, values, X, y, floor_end, settings["past_steps"])
+    for way, (floor_end, past_end, used) in ends.items():
         at = [state(E, values, X, y, relevant, q, target, settings["selected_attention"]) for q in (floor_end, past_end)]
         rate = (at[0]["log_gradient"] - at[1]["log_gradient"]) / (at[1]["norm"] - at[0]["norm"])
-        out[way] = {"floor": at[0], "past": at[1], "kept": at[0]["classes"] == at[1]["classes"], "rate": rate}
+        out[way] = {"floor": at[0], "past": at[1], "kept": at[0]["classes"] == at[1]["classes"], "rate": rate,
+                    "evaluations": used}  # fmt: skip
     return out
 
 
@@ -192,8 +227,9 @@ PAST_FLOOR_PROTOCOL = (
     "The reference case (ours: n = 200 sequences, T = 8, V = 50, one step of size 200 on E) at d = 512 for each seed "
     "of the flow sweep: p trained from 0 with E and v frozen to the float64 floor of train_cls over chapter 4's arc "
     "length (5000), by normalised GD with step 1 and along the flow by scipy's RK45 (the flow sweep's tolerances); "
-    "from each end, unit normalised steps (full: 5000, fast: 400) along -grad L/|grad L| computed in the log domain "
-    "(each term's factors as logarithms, u_i - f_j as sum_k q_jk (u_i - u_k)), which has no floor. At the floor and "
+    "each end continued the way it came over a further arc length (full: 1500, fast: 150), by unit normalised steps or "
+    "by RK45 at the same tolerances, along -grad L/|grad L| computed in the log domain (each term's factors as "
+    "logarithms, u_i - f_j as sum_k q_jk (u_i - u_k)), which has no floor. At the floor and "
     f"after: |p|, cos(p, p_mm), log |grad L|, the smallest log attention on the relevant token per class, and the "
     f"classes whose every sequence puts more than {SELECTED_ATTENTION:g} on it. Wilson 95% intervals."
 )

@@ -98,32 +98,49 @@ def test_relevant_attention_and_the_state_of_a_run():
     assert at["norm"] == pytest.approx(np.linalg.norm(p)) and at["cos"] == pytest.approx(p.sum() / at["norm"] / 5**0.5)
 
 
-def test_continue_run_takes_unit_steps():
+def test_continue_run_takes_steps_of_its_length():
     E, v, X, y, values = _problem(seed=4)
     p0 = np.random.default_rng(5).normal(size=5)
     one = pf.continue_run(E, values, X, y, p0, 1)
     assert np.linalg.norm(one - p0) == pytest.approx(1.0)
     assert np.allclose(one, p0 + pf.log_direction(E, values, X, y, p0)[0])
+    assert np.linalg.norm(pf.continue_run(E, values, X, y, p0, 1, lr=0.25) - p0) == pytest.approx(0.25)
     assert np.array_equal(pf.continue_run(E, values, X, y, p0, 0), p0)
     assert np.linalg.norm(pf.continue_run(E, values, X, y, p0, 30) - p0) <= 30 + 1e-9
+
+
+def test_the_flow_past_the_floor_is_the_limit_of_ever_shorter_steps():
+    E, v, X, y, values = _problem(seed=4)
+    p0 = np.random.default_rng(5).normal(size=5)
+    points, evaluations = pf.continue_flow(E, values, X, y, p0, 3.0, rtol=1e-9, atol=1e-11, points=4)
+    assert points.shape == (4, 5) and np.array_equal(points[0], p0) and evaluations > 10
+    fine = pf.continue_run(E, values, X, y, p0, 3000, lr=0.001)
+    coarse = pf.continue_run(E, values, X, y, p0, 30, lr=0.1)
+    assert np.linalg.norm(points[-1] - fine) < 0.01 < np.linalg.norm(points[-1] - coarse) * 10
+    assert np.linalg.norm(points[-1] - fine) < np.linalg.norm(points[-1] - coarse)
+    halfway = pf.continue_flow(E, values, X, y, p0, 1.0, rtol=1e-9, atol=1e-11)[0][-1]
+    assert np.allclose(points[1], halfway, atol=1e-6), "the points are at arc lengths 0, 1, 2, 3"
+    with pytest.raises(ValueError, match="length > 0 and points >= 2.*length = 0"):
+        pf.continue_flow(E, values, X, y, p0, 0.0, rtol=1e-6, atol=1e-8)
 
 
 def test_settings_per_scale_and_bad_scale():
     fast, full = pf.past_floor_settings("fast"), pf.past_floor_settings("full")
     assert fast["d"] == full["d"] == 512 and full["seeds"] == list(range(100)) and fast["seeds"] == list(range(4))
-    assert full["past_steps"] == 5000 > fast["past_steps"] and full["steps"] == 5000
+    assert full["past_length"] == 1500 > fast["past_length"] == 150 and full["steps"] == 5000
     with pytest.raises(ValueError, match="'fast' or 'full'.*'half'"):
         pf.past_floor_settings("half")
 
 
 def test_run_seed_continues_a_one_sided_and_a_reaching_end():
-    settings = pf.past_floor_settings("fast") | {"past_steps": 150}
+    settings = pf.past_floor_settings("fast") | {"past_length": 150}
     missing, reaching = pf.run_seed(1, settings), pf.run_seed(0, settings)
     for way in pf.WAYS:
         floor, past = missing[way]["floor"], missing[way]["past"]
         assert floor["classes"] == past["classes"] == [1] and missing[way]["kept"]
         assert past["log_attention"][1] < floor["log_attention"][1] - 50, "the missed class falls further"
         assert 150 - 1e-6 >= past["norm"] - floor["norm"] > 50
+        assert (missing[way]["evaluations"] > 150) == (way == "rk45"), "the flow evaluates often; unit steps: 0"
         assert missing[way]["rate"] == pytest.approx(
             (floor["log_gradient"] - past["log_gradient"]) / (past["norm"] - floor["norm"])
         )
@@ -154,22 +171,30 @@ def test_summarise_counts_kept_ends_and_falling_attention():
 
 
 def test_run_in_processes_equals_run_in_one():
-    settings = pf.past_floor_settings("fast") | {"d": 64, "seeds": [0, 1], "steps": 300, "past_steps": 20}
+    settings = pf.past_floor_settings("fast") | {"d": 64, "seeds": [0, 1], "steps": 300, "past_length": 20}
     one, two = pf.run_past_floor(settings, jobs=1), pf.run_past_floor(settings, jobs=2)
     assert one == two and one["ways"] == ["euler_1", "rk45"] and set(one) == {"ways", "euler_1", "rk45"}
     assert one["rk45"]["runs"][1] == pf.run_seed(1, settings)["rk45"]
 
 
-def test_trajectory_records_every_chunk_and_the_end():
+def test_trajectory_records_every_stretch_either_way():
     E, v, X, y, values = _problem(seed=6)
     relevant = np.zeros(X.shape, dtype=bool)
     relevant[:, 1] = True
     p0 = np.random.default_rng(7).normal(size=5)
-    states = pf.trajectory(E, values, X, y, relevant, p0, np.ones(5), steps=25, every=10)
-    assert [s["step"] for s in states] == [0, 10, 20, 25]
-    end = pf.continue_run(E, values, X, y, p0, 25)
-    assert states[-1]["norm"] == pytest.approx(np.linalg.norm(end))
-    assert states[0] == pf.state(E, values, X, y, relevant, p0, np.ones(5), pf.SELECTED_ATTENTION) | {"step": 0}
-    assert [s["step"] for s in pf.trajectory(E, values, X, y, relevant, p0, np.ones(5), steps=0, every=3)] == [0]
-    with pytest.raises(ValueError, match="every >= 1.*every = 0"):
-        pf.trajectory(E, values, X, y, relevant, p0, np.ones(5), steps=5, every=0)
+    steps = pf.trajectory(E, values, X, y, relevant, p0, np.ones(5), length=30, every=10, way="euler_1")
+    assert [s["arc"] for s in steps] == [0, 10, 20, 30]
+    assert steps[-1]["norm"] == pytest.approx(np.linalg.norm(pf.continue_run(E, values, X, y, p0, 30)))
+    assert steps[0] == pf.state(E, values, X, y, relevant, p0, np.ones(5), pf.SELECTED_ATTENTION) | {"arc": 0}
+    ode = {"rtol": 1e-8, "atol": 1e-10}
+    flow = pf.trajectory(E, values, X, y, relevant, p0, np.ones(5), length=20, every=10, way="rk45", ode=ode)
+    end = pf.continue_flow(E, values, X, y, p0, 20.0, **ode)[0][-1]
+    assert [s["arc"] for s in flow] == [0, 10, 20] and flow[-1]["norm"] == pytest.approx(np.linalg.norm(end), rel=1e-6)
+    assert pf.trajectory(E, values, X, y, relevant, p0, np.ones(5), length=10, every=10)[-1]["norm"] == pytest.approx(
+        np.linalg.norm(pf.continue_flow(E, values, X, y, p0, 10.0, rtol=1e-6, atol=1e-8)[0][-1])
+    ), "the flow by default, at 1e-6 and 1e-8"
+    for length, every in ((25, 10), (0, 3), (5, 0)):
+        with pytest.raises(ValueError, match="multiple"):
+            pf.trajectory(E, values, X, y, relevant, p0, np.ones(5), length=length, every=every)
+    with pytest.raises(ValueError, match=r"way must be one of \('euler_1', 'rk45'\), got 'rk4'"):
+        pf.trajectory(E, values, X, y, relevant, p0, np.ones(5), length=10, every=10, way="rk4")
