@@ -21,6 +21,7 @@ def test_one_frame_per_tau_each_with_every_trace(frames):
     assert all(len(f.data) == len(fig.data) == 8 for f in fig.frames)
     assert len(fig.layout.sliders) == 1 and len(fig.layout.sliders[0].steps) == 7
     assert [list(s.args[0]) for s in fig.layout.sliders[0].steps] == [[frame_name(t)] for t in frames.taus]
+    assert fig.layout.xaxis2.type == "log" and fig.layout.xaxis2.dtick == 1, "tau's axis: a tick per power of ten"
 
 
 def test_start_frame_is_nearest_tau_one_and_shows_its_values(frames):
