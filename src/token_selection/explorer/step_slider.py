@@ -104,8 +104,9 @@ def step_slider_figure(frames: StepFrames, *, start: float = 1.0) -> go.Figure:
     fig.update_xaxes(title_text="signed frequency α<sub>s</sub>", row=1, col=1)
     fig.update_yaxes(title_text="value E<sub>s</sub>(1)·v after the step", row=1, col=1)
     span = np.log10([frames.taus[0], frames.taus[-1]])
-    fig.update_xaxes(title_text="step τ = η/η* (log scale)", type="log", dtick=1, range=[span[0] - 0.1, span[1] + 0.1],
-                     row=1, col=2)  # ticks at the powers of ten only
+    fig.update_xaxes(
+        title_text="step τ = η/η* (log scale)", type="log", dtick=1, range=[span[0] - 0.1, span[1] + 0.1], row=1, col=2
+    )  # ticks at the powers of ten only
     fig.update_yaxes(title_text="corr over tokens", range=[-0.35, 1.05], row=1, col=2)
     fig.frames = [
         go.Frame(name=frame_name(tau), data=_traces(frames, k), layout=_layout(frames, k))
