@@ -128,6 +128,8 @@ def test_settings_per_scale_and_bad_scale():
     fast, full = pf.past_floor_settings("fast"), pf.past_floor_settings("full")
     assert fast["d"] == full["d"] == 512 and full["seeds"] == list(range(100)) and fast["seeds"] == list(range(4))
     assert full["past_length"] == 1500 > fast["past_length"] == 150 and full["steps"] == 5000
+    assert full["ode"] == {"rtol": 1e-8, "atol": 1e-10} and fast["ode"] == {"rtol": 1e-6, "atol": 1e-8}
+    assert full["cosine_threshold"] == pf.DIRECTION_COSINE and full["selected_attention"] == pf.SELECTED_ATTENTION
     with pytest.raises(ValueError, match="'fast' or 'full'.*'half'"):
         pf.past_floor_settings("half")
 
@@ -158,13 +160,15 @@ def _way(classes_floor, classes_past, floor_att, past_att):
 def test_summarise_counts_kept_ends_and_falling_attention():
     per_seed = [
         {"euler_1": _way([1], [1], [0.0, -200.0], [0.0, -400.0]), "rk45": _way([1, -1], [1, -1], [0.0, 0.0], [0.0, 0.0])},
-        {"euler_1": _way([-1], [-1], [-90.0, 0.0], [-80.0, 0.0]), "rk45": _way([-1], [1, -1], [-90.0, 0.0], [0.0, 0.0])},
+        {"euler_1": _way([-1], [-1], [-90.0, -5.0], [-80.0, -9.0]), "rk45": _way([-1], [1, -1], [-90.0, 0.0], [0.0, 0.0])},
         {"euler_1": _way([1, -1], [1, -1], [0.0, 0.0], [0.0, 0.0]), "rk45": _way([1], [1], [0.0, -5.0], [0.0, -9.0])},
     ]
     out = pf.summarise(per_seed, [3, 8, 12])
     assert out["euler_1"]["one_sided_seeds"] == [3, 8] and out["rk45"]["one_sided_seeds"] == [8, 12]
     assert out["euler_1"]["counts"]["kept"]["passed"] == 3 and out["rk45"]["counts"]["kept"]["passed"] == 2
-    assert out["euler_1"]["counts"]["fell"] == {"passed": 1, "trials": 2, "ci95": list(wilson_interval(1, 2))}
+    assert out["euler_1"]["counts"]["fell"] == {"passed": 1, "trials": 2, "ci95": list(wilson_interval(1, 2))}, (
+        "seed 8 selects the negative class: its missed class is the positive one, which rose"
+    )
     assert out["rk45"]["counts"]["fell"]["passed"] == 1 and len(out["rk45"]["runs"]) == 3
     with pytest.raises(ValueError, match="3 runs for 2 seeds"):
         pf.summarise(per_seed, [3, 8])
@@ -193,6 +197,8 @@ def test_trajectory_records_every_stretch_either_way():
     assert pf.trajectory(E, values, X, y, relevant, p0, np.ones(5), length=10, every=10)[-1]["norm"] == pytest.approx(
         np.linalg.norm(pf.continue_flow(E, values, X, y, p0, 10.0, rtol=1e-6, atol=1e-8)[0][-1])
     ), "the flow by default, at 1e-6 and 1e-8"
+    ones = pf.trajectory(E, values, X, y, relevant, p0, np.ones(5), length=2, every=1, way="euler_1")
+    assert [s["arc"] for s in ones] == [0, 1, 2] and ones[-1]["norm"] == pytest.approx(steps[0]["norm"], abs=2.0)
     for length, every in ((25, 10), (0, 3), (5, 0)):
         with pytest.raises(ValueError, match="multiple"):
             pf.trajectory(E, values, X, y, relevant, p0, np.ones(5), length=length, every=every)
