@@ -24,3 +24,10 @@ def compute_scale() -> str:
 def by_scale(fast, full):
     """Pick the value for the current scale."""
     return full if compute_scale() == "full" else fast
+
+
+def is_full(scale: str) -> bool:
+    """Whether ``scale`` is "full" (True) or "fast" (False); any other value is refused, naming the two."""
+    if scale not in SCALES:
+        raise ValueError(f"scale must be 'fast' or 'full', got {scale!r}")
+    return scale == "full"

@@ -18,6 +18,7 @@ import numpy as np
 import torch
 from scipy.special import logsumexp
 
+from ..scale import is_full
 from ..theory.thresholds import DIRECTION_COSINE, SELECTED_ATTENTION
 from .flow_seed_sweep import count
 from .pool import Track, run_tasks, untracked
@@ -32,9 +33,7 @@ def past_floor_settings(scale: str) -> dict[str, Any]:
     """The study's settings at ``scale`` ("fast" or "full"): the reference dimension, seeds, chapter 4's arc length to
     the floor (``steps`` x 1), the arc length followed past it, the solver's tolerances (the flow sweep's, for both
     stretches of the flow), the thresholds."""
-    if scale not in ("fast", "full"):
-        raise ValueError(f"scale must be 'fast' or 'full', got {scale!r}")
-    full = scale == "full"
+    full = is_full(scale)
     return {
         "d": 512,
         "seeds": list(range(100 if full else 4)),

@@ -20,6 +20,7 @@ from typing import Any
 
 import torch
 
+from ..scale import is_full
 from ..theory.thresholds import DIRECTION_COSINE, SELECTED_ATTENTION
 from .flow_seed_sweep import DIMENSIONS, count, judge_end
 from .flow_solvers import flow_batch, flow_ode
@@ -46,9 +47,7 @@ def random_start_settings(scale: str) -> dict[str, Any]:
     """The study's settings at ``scale`` ("fast" or "full"): seeds, dimensions, starts (keys of ``STARTS``), the part of
     an end that is judged (``JUDGED``), chapter 4's arc length (``steps`` x ``lr``), the solver's tolerances (those of
     the flow sweep), the course's thresholds."""
-    if scale not in ("fast", "full"):
-        raise ValueError(f"scale must be 'fast' or 'full', got {scale!r}")
-    full = scale == "full"
+    full = is_full(scale)
     return {
         "dimensions": list(DIMENSIONS),
         "seeds": list(range(100 if full else 6)),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from token_selection.scale import SCALE_VARIABLE, SCALES, by_scale, compute_scale
+from token_selection.scale import SCALE_VARIABLE, SCALES, by_scale, compute_scale, is_full
 
 
 def test_the_variable_is_named_and_the_scales_are_fast_and_full():
@@ -40,3 +40,10 @@ def test_by_scale_picks_the_value_of_the_current_scale(monkeypatch):
     assert by_scale(1, 2) == 1
     monkeypatch.delenv(SCALE_VARIABLE)
     assert by_scale("small", "large") == "small"
+
+
+def test_is_full_names_the_two_scales_and_refuses_others():
+    assert is_full("full") is True and is_full("fast") is False
+    for other in ("Full", "half", ""):
+        with pytest.raises(ValueError, match=rf"scale must be 'fast' or 'full', got '{other}'"):
+            is_full(other)
