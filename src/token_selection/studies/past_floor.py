@@ -136,12 +136,31 @@ def continue_flow(E: np.ndarray, values: np.ndarray, X: np.ndarray, y: np.ndarra
     return solved.y.T, evaluations
 
 
+def _check_problem(E: np.ndarray, values: np.ndarray, X: np.ndarray, y: np.ndarray, relevant: np.ndarray,
+                   p: np.ndarray, target: np.ndarray) -> None:  # fmt: skip
+    """ValueError naming the first argument of ``trajectory`` whose shape or values do not fit the others."""
+    V, d = E.shape
+    n, T = X.shape
+    checks = [
+        ("values", values.shape == (n, T), f"shape {(n, T)} like X"),
+        ("X", X.min() >= 0 and X.max() < V, f"token ids in [0, {V})"),
+        ("y", y.shape == (n,) and bool(np.isin(y, (-1, 1)).all()), f"shape {(n,)} with labels -1 and +1"),
+        ("relevant", relevant.shape == (n, T) and relevant.dtype == bool, f"a boolean mask of shape {(n, T)}"),
+        ("p", p.shape == (d,), f"shape {(d,)}"),
+        ("target", target.shape == (d,), f"shape {(d,)}"),
+    ]
+    for name, ok, allowed in checks:
+        if not ok:
+            raise ValueError(f"{name} must have {allowed}, as E {(V, d)} and X {(n, T)} ask")
+
+
 def trajectory(E: np.ndarray, values: np.ndarray, X: np.ndarray, y: np.ndarray, relevant: np.ndarray, p: np.ndarray,
                target: np.ndarray, length: int, every: int, way: str = "rk45", ode: dict[str, float] | None = None,
                selected: float = SELECTED_ATTENTION) -> list[dict[str, Any]]:  # fmt: skip
     """From ``p`` (d,) over the arc length ``length`` (a multiple of ``every``), by unit steps (``way`` "euler_1") or
     along the flow (``way`` "rk45", at ``ode``'s "rtol" and "atol", default 1e-6 and 1e-8): the ``state`` at the
     start and after every ``every`` units of arc, each with its "arc"."""
+    _check_problem(E, values, X, y, relevant, p, target)
     if every < 1 or length < every or length % every:
         raise ValueError(f"need every >= 1 and length a positive multiple of it, got every = {every}, length = {length}")
     if way not in WAYS:

@@ -204,3 +204,22 @@ def test_trajectory_records_every_stretch_either_way():
             pf.trajectory(E, values, X, y, relevant, p0, np.ones(5), length=length, every=every)
     with pytest.raises(ValueError, match=r"way must be one of \('euler_1', 'rk45'\), got 'rk4'"):
         pf.trajectory(E, values, X, y, relevant, p0, np.ones(5), length=10, every=10, way="rk4")
+
+
+def test_trajectory_names_the_argument_that_does_not_fit():
+    E, v, X, y, values = _problem(seed=6)
+    relevant = np.zeros(X.shape, dtype=bool)
+    p0, target = np.zeros(5), np.ones(5)
+    bad = {
+        "values": {"values": values[:, :2]},
+        "X": {"X": X + 7},
+        "y": {"y": np.where(y > 0, 1.0, 0.0)},
+        "relevant": {"relevant": relevant.astype(int)},
+        "p": {"p": np.zeros(4)},
+        "target": {"target": np.ones(6)},
+    }
+    args = {"E": E, "values": values, "X": X, "y": y, "relevant": relevant, "p": p0, "target": target}
+    for name, change in bad.items():
+        with pytest.raises(ValueError, match=rf"^{name} must have"):
+            pf.trajectory(**(args | change), length=1, every=1)
+    assert len(pf.trajectory(**args, length=1, every=1, way="euler_1")) == 2
