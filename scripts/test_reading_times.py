@@ -82,9 +82,9 @@ def test_the_stated_time_is_read_in_hours_and_minutes(line, minutes):
 
 # Learners' times, reading plus every exercise, of the chapters as they are now: the cold reads of the front page and
 # chapters 1-5 on 2026-11-29, in that order (the seventh and eighth read the two sections and the exercise that
-# chapter 4b gained that day, so chapter 4b counts only their times: the six before read a shorter chapter). The review of 2026-11-28 read a
-# shorter chapter 4 and a chapter 4b without exercises: its times are in src/token_selection/tests/test_reading_time.py
-# with the counts it read.
+# chapter 4b gained that day, so chapter 4b counts only their times: the six before read a shorter chapter). The
+# review of 2026-11-28 read a shorter chapter 4 and a chapter 4b without exercises: its times are in
+# src/token_selection/tests/test_reading_time.py with the counts it read.
 READERS_MINUTES = {
     "01_model": (120, 150, 150, 145, 165, 145, 125, 120),
     "02_token_importance": (165, 175, 180, 180, 200, 185, 150, 135),
