@@ -138,20 +138,22 @@ def continue_flow(E: np.ndarray, values: np.ndarray, X: np.ndarray, y: np.ndarra
 
 def _check_problem(E: np.ndarray, values: np.ndarray, X: np.ndarray, y: np.ndarray, relevant: np.ndarray,
                    p: np.ndarray, target: np.ndarray) -> None:  # fmt: skip
-    """ValueError naming the first argument of ``trajectory`` whose shape or values do not fit the others."""
-    V, d = E.shape
-    n, T = X.shape
+    """ValueError naming the first argument of ``trajectory`` whose shape or values do not fit the others: E, X, p and
+    target by the package's validators (``validation``), the values, labels and mask here."""
+    from ..validation import check_matrix, check_tokens, check_vector
+
+    V, d = check_matrix(E, "E").shape
+    n, T = check_tokens(X, V).shape
     checks = [
         ("values", values.shape == (n, T), f"shape {(n, T)} like X"),
-        ("X", X.min() >= 0 and X.max() < V, f"token ids in [0, {V})"),
         ("y", y.shape == (n,) and bool(np.isin(y, (-1, 1)).all()), f"shape {(n,)} with labels -1 and +1"),
         ("relevant", relevant.shape == (n, T) and relevant.dtype == bool, f"a boolean mask of shape {(n, T)}"),
-        ("p", p.shape == (d,), f"shape {(d,)}"),
-        ("target", target.shape == (d,), f"shape {(d,)}"),
     ]
     for name, ok, allowed in checks:
         if not ok:
             raise ValueError(f"{name} must have {allowed}, as E {(V, d)} and X {(n, T)} ask")
+    check_vector(p, d, "p")
+    check_vector(target, d, "target")
 
 
 def trajectory(E: np.ndarray, values: np.ndarray, X: np.ndarray, y: np.ndarray, relevant: np.ndarray, p: np.ndarray,
