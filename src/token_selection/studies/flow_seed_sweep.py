@@ -78,6 +78,11 @@ def run_seed(d: int, seed: int, settings: dict[str, Any]) -> dict[str, dict[str,
     }
 
 
+def cosine(p: torch.Tensor, target: torch.Tensor) -> float:
+    """cos(p, target) of two (d,) vectors; 0 at p = 0, where a run has not moved."""
+    return float(p @ target / (p.norm() * target.norm())) if float(p.norm()) > 0 else 0.0
+
+
 def judge_end(E: torch.Tensor, data: Any, target: torch.Tensor, p: torch.Tensor, settings: dict[str, Any]) -> dict:
     """Chapter 4's judgement of an end point ``p`` (d,) of the reference case (``E``: (V, d); ``data``: its
     ``SyntheticData``; ``target``: (d,) the all-relevant max-margin direction): cos(p, p_mm) (0 at p = 0), the worst
@@ -85,7 +90,7 @@ def judge_end(E: torch.Tensor, data: Any, target: torch.Tensor, p: torch.Tensor,
     from .flow_discretisation import judge_run
 
     mass = (torch.softmax((E @ p)[data.X], dim=-1) * data.relevant).sum(-1)
-    cos = float(p @ target / (p.norm() * target.norm())) if float(p.norm()) > 0 else 0.0
+    cos = cosine(p, target)
     judged = judge_run(cos, mass, data.y, settings["cosine_threshold"], settings["selected_attention"])
     return {"cos": cos, "min_attention": float(mass.min()), **judged}
 

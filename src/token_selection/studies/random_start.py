@@ -22,7 +22,7 @@ import torch
 
 from ..scale import is_full
 from ..theory.thresholds import DIRECTION_COSINE, SELECTED_ATTENTION
-from .flow_seed_sweep import DIMENSIONS, count, judge_end
+from .flow_seed_sweep import DIMENSIONS, cosine, count, judge_end
 from .flow_solvers import flow_batch, flow_ode
 from .pool import Track, run_tasks, untracked
 
@@ -112,7 +112,7 @@ def _judged(E: torch.Tensor, data: Any, target: torch.Tensor, p: torch.Tensor, s
     ``p`` itself (``settings["judged_on"]``), and "cos_full": the cosine of ``p`` itself."""
     if settings["judged_on"] not in JUDGED:
         raise ValueError(f"judged_on must be one of {JUDGED}, got {settings['judged_on']!r}")
-    cos_full = float(p @ target / (p.norm() * target.norm())) if float(p.norm()) > 0 else 0.0
+    cos_full = cosine(p, target)
     judged = acting_part(E, p) if settings["judged_on"] == "acting part" else p
     return judge_end(E, data, target, judged, settings) | {"cos_full": cos_full}
 
