@@ -9,7 +9,6 @@ No twins, so an irrelevant token's signed frequency follows the label base rate.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
@@ -24,8 +23,7 @@ from ..theory.synthetic import SyntheticData, zipf_probabilities
 from ..theory.training import train_cls
 from ..validation import check_positive_int
 from .intervals import bootstrap_interval, wilson_interval
-
-Track = Callable[[Iterable, int], Iterable]
+from .pool import Track, untracked
 
 
 def make_asymmetric(
@@ -126,7 +124,7 @@ def asymmetric_run(settings: dict[str, Any], seed: int) -> dict[str, Any]:
     }
 
 
-def run_asymmetric(settings: dict[str, Any], track: Track = lambda items, total: items) -> dict[str, Any]:
+def run_asymmetric(settings: dict[str, Any], track: Track = untracked) -> dict[str, Any]:
     """All seeds: how many are judged U-shaped, the arm heights and their difference (positive minus negative)
     under the trained p and under the max-margin direction, with bootstrap 95% intervals over seeds."""
     runs = [asymmetric_run(settings, seed) for seed in track(settings["seeds"], len(settings["seeds"]))]

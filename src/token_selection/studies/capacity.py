@@ -12,7 +12,6 @@ infeasible).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
@@ -26,8 +25,7 @@ from ..theory.synthetic import make_synthetic
 from ..theory.thresholds import DIRECTION_COSINE
 from ..theory.training import train_cls
 from .intervals import wilson_interval
-
-Track = Callable[[Iterable, int], Iterable]
+from .pool import Track, untracked
 
 
 def capacity_settings(scale: str) -> dict[str, Any]:
@@ -82,7 +80,7 @@ def cell_outcome(d: int, vocab_size: int, seed: int, settings: dict[str, Any]) -
     return history.cosine[-1] >= settings["cosine_threshold"], ratio, values_ordered
 
 
-def run_capacity(settings: dict[str, Any], track: Track = lambda items, total: items) -> dict[str, Any]:
+def run_capacity(settings: dict[str, Any], track: Track = untracked) -> dict[str, Any]:
     """Fill the grid. Metrics: (len(dims), len(vocab_sizes)) lists of fractions, Wilson bounds, mean eta/eta*,
     the share of seeds whose values were ordered, and the predicted boundary d*(V)."""
     dims, vocabs, seeds = settings["dims"], settings["vocab_sizes"], settings["seeds"]

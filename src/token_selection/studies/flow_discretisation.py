@@ -14,7 +14,6 @@ floor, so the coarse discretisation (``refinement`` 1) repeats the chapters' run
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
@@ -26,12 +25,7 @@ from .flow_solvers import flow_batch, flow_ode
 from .global_local import global_local_settings
 from .intervals import wilson_interval
 from .local_optima import ENDPOINTS, classify_endpoint, global_local_case, start_point
-
-Track = Callable[[Iterable, int], Iterable]
-
-
-def _untracked(items: Iterable, total: int) -> Iterable:
-    return items
+from .pool import Track, untracked
 
 
 def flow_settings(scale: str) -> dict[str, Any]:
@@ -165,7 +159,7 @@ def _chapter4(settings: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def run_flow_discretisation(settings: dict[str, Any], track: Track = _untracked) -> dict[str, Any]:
+def run_flow_discretisation(settings: dict[str, Any], track: Track = untracked) -> dict[str, Any]:
     """Every run of both parts at every discretisation; returns per-run ends and per-multiple counts.
 
     metrics["ch10"][ratio][discretisation]: labels, cosines, counts with Wilson intervals;

@@ -6,19 +6,13 @@ record written by ``scripts/run_records.py``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..theory.synthetic import make_synthetic
 from ..theory.thresholds import DIRECTION_COSINE
 from .intervals import wilson_interval
 from .local_optima import ENDPOINTS, START_KINDS, classify_endpoint, global_local_case, run_start, start_point
-
-Track = Callable[[Iterable, int], Iterable]
-
-
-def _untracked(items: Iterable, total: int) -> Iterable:
-    return items
+from .pool import Track, untracked
 
 
 def global_local_settings(scale: str) -> dict[str, Any]:
@@ -52,7 +46,7 @@ def _summary(labels: list[str], cosines: list[float]) -> dict[str, Any]:
     return out
 
 
-def run_global_local(settings: dict[str, Any], track: Track = _untracked) -> dict[str, Any]:
+def run_global_local(settings: dict[str, Any], track: Track = untracked) -> dict[str, Any]:
     """Run every (eta ratio, seed, start kind); returns per-ratio endpoint fractions with Wilson 95% intervals.
 
     "no_step" runs once per seed (it does not depend on the ratio) and is reported under key "no_step".

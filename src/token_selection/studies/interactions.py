@@ -9,7 +9,6 @@ and the one step on ``E`` learns nothing.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,9 +20,9 @@ from ..theory.model import CLSAttention
 from ..theory.one_step import one_step_embeddings, step_size_from_alpha
 from ..validation import check_positive_int
 from .intervals import bootstrap_interval
+from .pool import Track, untracked
 from .synthetic_variants import train_full_batch
 
-Track = Callable[[Iterable, int], Iterable]
 LINEAR_CEILING = 0.75
 """Best accuracy of ``f(X) = sum_i q_i E_{x_i}.v`` on the four-sequence groups (derived on the chapter's page)."""
 
@@ -122,7 +121,7 @@ def negation_run(settings: dict[str, Any], seed: int) -> dict[str, float]:
     return out
 
 
-def run_negation(settings: dict[str, Any], track: Track = lambda items, total: items) -> dict[str, Any]:
+def run_negation(settings: dict[str, Any], track: Track = untracked) -> dict[str, Any]:
     """All seeds: per-seed results and the mean test accuracies with bootstrap 95% intervals over seeds."""
     runs = [negation_run(settings, seed) for seed in track(settings["seeds"], len(settings["seeds"]))]
     metrics: dict[str, Any] = {key: [r[key] for r in runs] for key in runs[0]}

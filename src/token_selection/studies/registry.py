@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,9 +13,8 @@ from .flow_seed_sweep import FLOW_SWEEP_PROTOCOL, flow_sweep_settings, run_flow_
 from .global_local import GLOBAL_LOCAL_PROTOCOL, global_local_settings, run_global_local
 from .interactions import NEGATION_PROTOCOL, negation_settings, run_negation
 from .past_floor import PAST_FLOOR_PROTOCOL, past_floor_settings, run_past_floor
+from .pool import Track, untracked
 from .random_start import RANDOM_START_PROTOCOL, random_start_settings, run_random_start
-
-Track = Callable[[Iterable, int], Iterable]
 
 
 @dataclass(frozen=True)
@@ -39,26 +38,28 @@ STUDIES: dict[str, Study] = {
 }
 
 
-def load_or_run(name: str, scale: str) -> dict[str, Any]:
-    """The metrics of study ``name`` at ``scale``: from its record when one exists with the current settings,
-    else computed now (without writing a record; ``scripts/run_records.py`` writes them)."""
+def _current_record(name: str, scale: str) -> tuple[Study, dict[str, Any], dict[str, Any] | None]:
+    """Study ``name``, its settings at ``scale`` and its record there when written under those settings (else None);
+    ValueError for a name that is not a study."""
     from ..results import read_record
 
     if name not in STUDIES:
         raise ValueError(f"unknown study {name!r}; known: {sorted(STUDIES)}")
     study = STUDIES[name]
     settings = study.settings(scale)
-    record = read_record(name, scale, settings=settings)
-    return record["metrics"] if record is not None else study.run(settings, lambda items, total: items)
+    return study, settings, read_record(name, scale, settings=settings)
+
+
+def load_or_run(name: str, scale: str) -> dict[str, Any]:
+    """The metrics of study ``name`` at ``scale``: from its record when one exists with the current settings,
+    else computed now (without writing a record; ``scripts/run_records.py`` writes them)."""
+    study, settings, record = _current_record(name, scale)
+    return record["metrics"] if record is not None else study.run(settings, untracked)
 
 
 def shown_scale(name: str) -> str:
     """The scale a page shows study ``name`` at: "full" when its full-scale record is current (written under the
     study's full settings), else the page's own scale (``compute_scale``), which ``load_or_run`` reads or computes."""
-    from ..results import read_record
     from ..scale import compute_scale
 
-    if name not in STUDIES:
-        raise ValueError(f"unknown study {name!r}; known: {sorted(STUDIES)}")
-    full = read_record(name, "full", settings=STUDIES[name].settings("full"))
-    return "full" if full is not None else compute_scale()
+    return "full" if _current_record(name, "full")[2] is not None else compute_scale()
