@@ -115,7 +115,8 @@ def test_a_check_cell_already_out_of_the_reading_path_keeps_its_tags(tag):
     nb = notebook("assert 1")
     nb.cells[2].metadata["tags"] = [tag, "nbval-check-output"]
     out, report = tidy.tidy(nb, str(ROOT / "notebooks" / "probe.ipynb"), LIMIT)
-    assert out.cells[2].metadata["tags"] == [tag, "nbval-check-output"] and report.changes == []
+    labelled = ["cell 2: the toggle of its folded input says what it holds"] if tag == "hide-input" else []
+    assert out.cells[2].metadata["tags"] == [tag, "nbval-check-output"] and report.changes == labelled
 
 
 def test_the_set_up_cell_is_not_folded_for_an_assert():
@@ -305,3 +306,11 @@ def test_a_bare_checker_call_at_the_end_of_a_cell_gets_a_semicolon(source, quiet
 def test_tidy_quiets_a_checker_and_keeps_the_semicolon_through_ruff():
     nb = tidied("def f(x):\n    return x\n\n\ncheck_exercise(f, f, [((1,), {})])")
     assert nb.cells[2].source.endswith("check_exercise(f, f, [((1,), {})]);")
+
+
+def test_tidy_labels_the_toggle_of_a_folded_check_cell_and_of_a_folded_figure():
+    nb = notebook("x = 1\nassert x == 1", "fig, ax = plt.subplots()\nplt.show()", "y = 2")
+    nb.cells[3].metadata["tags"] = ["hide-input"]
+    out = tidy.tidy(nb, str(ROOT / "notebooks" / "probe.ipynb"), LIMIT)[0]
+    prompts = [cell.metadata.get("mystnb", {}).get("code_prompt_show") for cell in out.cells[2:]]
+    assert prompts == ["Show the checks", "Show the code that draws the figure", None]

@@ -26,7 +26,9 @@ For every chapter (``notebooks/*.ipynb``, or the notebooks named) this script
    folded on the page, so it carries ``hide-input``, ``hide-cell``, ``remove-input`` or
    ``remove-cell``; tidying adds ``hide-input`` where none is there, and ``--check`` fails
    naming the chapter, the cell and the first assert line. Its output (one line such as
-   "✓ 4 checks passed") stays visible.
+   "✓ 4 checks passed") stays visible;
+5. labels each folded input's toggle with what it holds, the checks or the code that draws the figure
+   (``fold_prompts``).
 
 The first code cell (the set-up cell, written by ``scripts/sync_setup_cells.py``) is left as it
 is. Running the script twice changes nothing the second time.
@@ -54,6 +56,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
+from fold_prompts import label_fold
 
 from token_selection.prose import glue_plumbing
 
@@ -513,6 +516,8 @@ def tidy(
         if folded:
             first = cell.source.split("\n")[folded[1] - 1].strip()[:50]
             report.changes.append(f"cell {index}: assert on line {folded[1]} ({first!r}) in a visible cell -> tag {folded[0]!r}")
+        if label_fold(cell, bool(assert_lines(cell.source))):
+            report.changes.append(f"cell {index}: the toggle of its folded input says what it holds")
 
     before = [cell.source for cell in notebook.cells]
     setup_source = notebook.cells[setup].source if setup is not None else None

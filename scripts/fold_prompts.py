@@ -1,0 +1,48 @@
+"""The words on a folded code cell's toggle: what the reader would find inside it.
+
+Jupyter Book shows every folded input (``hide-input``) behind the same "Show code cell source" bar;
+a page with a figure's code, two check cells and a set-up cell in a row shows four alike. MyST-NB reads
+the prompt per cell from the cell's metadata (``mystnb.code_prompt_show``, ``mystnb.code_prompt_hide``),
+so each bar can say what it holds: the checks, or the code that draws the figure under it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+FOLDED = "hide-input"
+CHECKS = ("Show the checks", "Hide the checks")
+DRAWING = ("Show the code that draws the figure", "Hide the code that draws the figure")
+# A cell draws when it shows a matplotlib figure or builds one.
+DRAWS = re.compile(r"\bplt\.(?:show|subplots|figure)\(|\bfig\.tight_layout\(")
+
+
+def prompts(source: str, asserts: bool) -> tuple[str, str] | None:
+    """The (show, hide) prompts of a folded code cell with ``source``: the drawing prompt when it draws a figure, the
+    checks prompt when it asserts (``asserts``, read by the caller from its syntax tree) and draws nothing, else
+    None (the book's default prompt)."""
+    if DRAWS.search(source):
+        return DRAWING
+    return CHECKS if asserts else None
+
+
+def label_fold(cell: Any, asserts: bool) -> bool:
+    """Write the prompts of ``cell`` (a notebook code cell, a dict-like node) into its ``mystnb`` metadata when it is
+    folded by ``hide-input``; remove prompts a cell no longer needs. Returns whether the metadata changed."""
+    if cell.get("cell_type") != "code":
+        return False
+    metadata = cell.setdefault("metadata", {})
+    wanted = prompts(cell.get("source", ""), asserts) if FOLDED in metadata.get("tags", []) else None
+    settings = metadata.get("mystnb", {})
+    present = (settings.get("code_prompt_show"), settings.get("code_prompt_hide"))
+    if present == (wanted or (None, None)):
+        return False
+    settings = {k: v for k, v in settings.items() if k not in ("code_prompt_show", "code_prompt_hide")}
+    if wanted:
+        settings.update(code_prompt_show=wanted[0], code_prompt_hide=wanted[1])
+    if settings:
+        metadata["mystnb"] = settings
+    else:
+        metadata.pop("mystnb", None)
+    return True

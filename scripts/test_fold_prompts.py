@@ -1,0 +1,82 @@
+"""scripts/fold_prompts.py: a folded cell's toggle says whether it holds the checks or a figure's code."""
+
+from __future__ import annotations
+
+import fold_prompts as fp
+import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell
+
+PLOT = "fig, ax = plt.subplots()\nax.plot([1, 2])\nplt.show()"
+CHECK = "assert x > 0, 'x is not positive'"
+
+
+def cell(source: str, *tags: str, **mystnb: str):
+    made = new_code_cell(source, metadata={"tags": list(tags)})
+    if mystnb:
+        made.metadata["mystnb"] = dict(mystnb)
+    return made
+
+
+@pytest.mark.parametrize(
+    ("source", "asserts", "expected"),
+    [
+        (PLOT, False, fp.DRAWING),
+        (PLOT + "\n" + CHECK, True, fp.DRAWING),  # a figure with its checks: the figure is what it shows
+        ("fig.tight_layout()", False, fp.DRAWING),
+        ("figure = plt.figure(figsize=(3, 2))", False, fp.DRAWING),
+        (CHECK, True, fp.CHECKS),
+        ("x = 1", False, None),
+        ("x = plt.show", False, None),  # no call
+        ("splt.show()", False, None),  # another name that ends in plt
+        ("my_fig.tight_layout()", False, None),
+    ],
+)
+def test_the_prompt_names_what_the_cell_holds(source, asserts, expected):
+    assert fp.prompts(source, asserts) == expected
+
+
+def test_a_folded_check_cell_gets_the_checks_prompt_and_keeps_its_other_settings():
+    made = cell(CHECK, "hide-input", image="{'alt': 'a'}")
+    assert fp.label_fold(made, asserts=True)
+    assert made.metadata["mystnb"] == {
+        "image": "{'alt': 'a'}",
+        "code_prompt_show": fp.CHECKS[0],
+        "code_prompt_hide": fp.CHECKS[1],
+    }
+    assert not fp.label_fold(made, asserts=True)  # a second pass changes nothing
+
+
+@pytest.mark.parametrize("tags", [(), ("remove-input",), ("hide-cell",), ("remove-cell",)])
+def test_only_a_hide_input_cell_is_labelled(tags):
+    made = cell(PLOT, *tags)
+    assert not fp.label_fold(made, asserts=False)
+    assert "mystnb" not in made.metadata
+
+
+def test_a_cell_that_is_no_longer_folded_loses_its_prompts_and_an_emptied_mystnb_goes():
+    made = cell(PLOT, code_prompt_show=fp.DRAWING[0], code_prompt_hide=fp.DRAWING[1])
+    assert fp.label_fold(made, asserts=False)
+    assert "mystnb" not in made.metadata
+    kept = cell(PLOT, code_prompt_show="old", image="x")
+    assert fp.label_fold(kept, asserts=False)
+    assert kept.metadata["mystnb"] == {"image": "x"}
+
+
+@pytest.mark.parametrize("stale", [("Show", fp.CHECKS[1]), (fp.CHECKS[0], "Hide")])
+def test_a_prompt_written_by_hand_is_replaced_by_the_rule(stale):
+    made = cell(CHECK, "hide-input", code_prompt_show=stale[0], code_prompt_hide=stale[1])
+    assert fp.label_fold(made, asserts=True)
+    settings = made.metadata["mystnb"]
+    assert (settings["code_prompt_show"], settings["code_prompt_hide"]) == fp.CHECKS
+
+
+def test_a_markdown_cell_is_left_alone():
+    made = new_markdown_cell("plt.show()", metadata={"tags": ["hide-input"]})
+    assert not fp.label_fold(made, asserts=False)
+    assert "mystnb" not in made.metadata
+
+
+def test_a_folded_cell_that_neither_draws_nor_checks_keeps_the_default():
+    made = cell("x = 1", "hide-input")
+    assert not fp.label_fold(made, asserts=False)
+    assert "mystnb" not in made.metadata
