@@ -18,6 +18,7 @@ import numpy as np
 import torch
 
 from ..validation import ArrayLike, as_tensor
+from .model import gathered_logits, token_table
 from .plots import CLASS_COLORS
 from .token_plane import plane_coordinates, plot_token_plane
 from .training import train_cls
@@ -58,6 +59,39 @@ def p_at_steps(model: CLSAttention, X: ArrayLike, y: ArrayLike, steps: Sequence[
             done += int(history.step[-1])
         frames.append(Frame(step=done, p=model.p.detach().double().clone()))
     return frames
+
+
+def class_race(
+    E: ArrayLike, v: ArrayLike, X: ArrayLike, y: ArrayLike, relevant: ArrayLike, frames: Sequence[Frame]
+) -> dict[str, np.ndarray]:
+    """How the two classes fare along ``frames`` (from ``p_at_steps``): the race a lean of p along v starts.
+
+    E: (V, d); v: (d,); X: (n, T) ids; y: (n,) labels in {-1, +1}, both present; relevant: (n, T) bool,
+    one or more relevant positions per sequence. Returns (F,) float64 arrays: ``step`` (each frame's
+    step), ``lean`` (cos(p, v); 0 at p = 0) and ``worst +1`` / ``worst -1`` (the smallest attention a
+    sequence of that class puts on its relevant tokens, summed over them).
+    """
+    E, X = as_tensor(E, "E").double(), as_tensor(X, "X").long()
+    labels, relevant = as_tensor(y, "y"), as_tensor(relevant, "relevant").bool()
+    if relevant.shape != X.shape:
+        raise ValueError(f"relevant must have the shape of X {tuple(X.shape)}, got {tuple(relevant.shape)}")
+    if labels.shape != X.shape[:1] or set(labels.tolist()) != {-1, 1}:
+        raise ValueError(f"y must hold {X.shape[0]} labels in {{-1, +1}}, both classes present")
+    if not relevant.any(dim=1).all():
+        raise ValueError("every sequence needs a relevant position")
+    if not frames:
+        raise ValueError("frames must hold at least one Frame")
+    v_hat = _unit(v, "v")
+    v_vec = as_tensor(v, "v").double()
+    race: dict[str, list[float]] = {"step": [], "lean": [], "worst +1": [], "worst -1": []}
+    for frame in frames:
+        weights = gathered_logits(*token_table(E, frame.p.double(), v_vec), X, None)[1]
+        mass = (weights * relevant).sum(dim=1)
+        race["step"].append(frame.step)
+        race["lean"].append(float(_unit(frame.p, "p") @ v_hat))
+        race["worst +1"].append(float(mass[labels == 1].min()))
+        race["worst -1"].append(float(mass[labels == -1].min()))
+    return {key: np.asarray(values, dtype=np.float64) for key, values in race.items()}
 
 
 def _unit(vector: ArrayLike, name: str) -> torch.Tensor:

@@ -13,6 +13,8 @@ import torch  # noqa: E402
 from token_selection.theory.max_margin import solve_max_margin  # noqa: E402
 from token_selection.theory.selection_frames import (  # noqa: E402
     COMPASS_FONT,
+    Frame,
+    class_race,
     direction_in_plane,
     frame_coordinates,
     p_at_steps,
@@ -181,3 +183,69 @@ def test_far_tokens_keep_their_class_colours_and_the_zero_axes_sit_at_zero(train
     assert np.isclose(circle.get_xdata()[-1], 1.0) and abs(circle.get_ydata()[-1]) < 1e-12  # and closes at 2 pi
     assert list(inset.get_axes_locator()._bounds) == [0.66, 0.6, 0.33, 0.38]  # the upper right of its panel
     plt.close(fig)
+
+
+# --- class_race: how the two classes fare along frames of p --------------------------------------------------------
+
+
+def _race_case():
+    """Three positive and two negative sequences of length 4, one holding two relevant positions."""
+    gen = torch.Generator().manual_seed(3)
+    E = torch.randn(7, 5, generator=gen, dtype=torch.float64)
+    v = torch.randn(5, generator=gen, dtype=torch.float64)
+    X = torch.tensor([[0, 3, 4, 5], [0, 0, 6, 3], [1, 4, 5, 6], [2, 3, 3, 4], [2, 1, 5, 6]])
+    y = torch.tensor([1, 1, 1, -1, -1])
+    relevant = torch.zeros(5, 4, dtype=torch.bool)
+    relevant[:, 0] = True
+    relevant[4, 1] = True  # token 1 sits in a negative sequence as a second relevant position
+    return E, v, X, y, relevant
+
+
+def test_class_race_matches_the_softmax_written_out():
+    E, v, X, y, relevant = _race_case()
+    p = torch.tensor([0.5, -1.0, 2.0, 0.0, 0.3], dtype=torch.float64)
+    frames = [Frame(0, torch.zeros(5, dtype=torch.float64)), Frame(7, p)]
+    race = class_race(E, v, X, y, relevant, frames)
+    np.testing.assert_array_equal(race["step"], [0, 7])
+    weights = torch.exp(E[X] @ p)
+    mass = ((weights / weights.sum(1, keepdim=True)) * relevant).sum(1)
+    np.testing.assert_allclose(race["worst +1"][1], float(mass[:3].min()), rtol=1e-12)
+    np.testing.assert_allclose(race["worst -1"][1], float(mass[3:].min()), rtol=1e-12)
+    np.testing.assert_allclose(race["lean"][1], float(p @ v / (p.norm() * v.norm())), rtol=1e-12)
+    # p = 0: no lean, and each sequence's attention on its relevant tokens is their share of its positions
+    assert race["lean"][0] == 0.0
+    assert race["worst +1"][0] == pytest.approx(0.25) and race["worst -1"][0] == pytest.approx(0.25)
+    assert set(race) == {"step", "lean", "worst +1", "worst -1"}
+    assert all(values.dtype == np.float64 for values in race.values())
+
+
+def test_class_race_reads_the_classes_apart():
+    E, v, X, y, relevant = _race_case()
+    p = 40 * E[2]  # token 2 opens both negative sequences: their relevant attention goes to 1
+    race = class_race(E, v, X, y, relevant, [Frame(1, p)])
+    assert race["worst -1"][0] > 0.99 > race["worst +1"][0]
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        (lambda c: {**c, "relevant": c["relevant"][:, :3]}, "relevant"),
+        (lambda c: {**c, "y": torch.tensor([1, 1, 1, 1, 1])}, "y"),
+        (lambda c: {**c, "y": torch.tensor([1, 1, 1, -1])}, "y"),
+        (lambda c: {**c, "y": torch.tensor([1, 1, 0, -1, -1])}, "y"),
+        (lambda c: {**c, "relevant": torch.zeros(5, 4, dtype=torch.bool)}, "relevant position"),
+        (lambda c: {**c, "frames": []}, "frames"),
+    ],
+)
+def test_class_race_names_the_argument_that_does_not_fit(change, named):
+    E, v, X, y, relevant = _race_case()
+    case = {"E": E, "v": v, "X": X, "y": y, "relevant": relevant, "frames": [Frame(0, torch.zeros(5, dtype=torch.float64))]}
+    with pytest.raises(ValueError, match=named):
+        class_race(**change(case))
+
+
+def test_class_race_on_the_reference_case_ends_with_both_classes_selected(trained):
+    data, E, v, _, frames = trained
+    race = class_race(E, v, data.X, data.y, data.relevant, frames)
+    assert race["worst +1"][-1] > 0.99 and race["worst -1"][-1] > 0.99
+    assert race["worst +1"][0] == pytest.approx(race["worst -1"][0])  # p = 0: every sequence alike (one relevant in T)
