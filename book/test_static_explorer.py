@@ -30,7 +30,7 @@ STATE = """() => {
 DRAWN = """() => {
   const plot = document.getElementById("ch5-explorer");
   const shown = Array.from(plot.querySelectorAll(".annotation-text")).map((a) => a.textContent);
-  const wanted = plot.layout.annotations.map((a) => a.text.replace(/<br>/g, ""));
+  const wanted = plot.layout.annotations.filter((a) => a.visible !== false).map((a) => a.text.replace(/<br>/g, ""));
   return shown.length === wanted.length && shown.every((text, i) => text === wanted[i]);
 }"""
 """True once the annotations drawn on the page are those of ``layout.meta``'s point (plotly draws lines as tspans)."""
@@ -86,12 +86,15 @@ def test_static_explorer_sliders_redraw_the_figure_and_no_labels_overlap(built_s
         overlaps += _overlaps(page)
     moved = page.evaluate(STATE)
     assert moved["point"] == "0.5,16,64", "each slider should keep the settings of the two others"
+    assert "no max-margin direction" in moved["texts"], "d = 16 has no p_mm: panel 2 should say so"
     assert moved["sliders"] == [3, 0, 4] and moved["ys"] != after["ys"]
 
     for name, where in [("T", "0"), ("d", "max")]:
         _move(page, name, where)
         overlaps += _overlaps(page)
-    assert page.evaluate(STATE)["point"] == "0.5,1024,4", "the corner of the grid: the largest delta and d, the smallest T"
+    corner = page.evaluate(STATE)
+    assert corner["point"] == "0.5,1024,4", "the corner of the grid: the largest delta and d, the smallest T"
+    assert "no max-margin direction" not in corner["texts"], "the note of d = 16 stays after moving to d = 1024"
     assert not overlaps, "overlapping labels:\n" + "\n".join(overlaps)
     assert not page.external_requests, f"the page tried to leave the machine: {page.external_requests}"
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import torch
 
-from ..validation import ArrayLike, as_tensor
+from ..validation import ArrayLike, as_tensor, check_labels, check_matrix, check_tokens, check_vector
 from .model import gathered_logits, token_table
 from .plots import CLASS_COLORS
 from .token_plane import plane_coordinates, plot_token_plane
@@ -66,29 +66,36 @@ def class_race(
 ) -> dict[str, np.ndarray]:
     """How the two classes fare along ``frames`` (from ``p_at_steps``): the race a lean of p along v starts.
 
-    E: (V, d); v: (d,); X: (n, T) ids; y: (n,) labels in {-1, +1}, both present; relevant: (n, T) bool,
-    one or more relevant positions per sequence. Returns (F,) float64 arrays: ``step`` (each frame's
-    step), ``lean`` (cos(p, v); 0 at p = 0) and ``worst +1`` / ``worst -1`` (the smallest attention a
+    E: (V, d); v: (d,) non-zero; X: (n, T) ids; y: (n,) labels in {-1, +1} or {0, 1}, both classes present;
+    relevant: (n, T) bool, one or more relevant positions per sequence. Returns (F,) float64 arrays: ``step`` (each
+    frame's step), ``lean`` (cos(p, v); 0 at p = 0) and ``worst +1`` / ``worst -1`` (the smallest attention a
     sequence of that class puts on its relevant tokens, summed over them).
     """
-    E, X = as_tensor(E, "E").double(), as_tensor(X, "X").long()
-    labels, relevant = as_tensor(y, "y"), as_tensor(relevant, "relevant").bool()
-    if relevant.shape != X.shape:
-        raise ValueError(f"relevant must have the shape of X {tuple(X.shape)}, got {tuple(relevant.shape)}")
-    if labels.shape != X.shape[:1] or set(labels.tolist()) != {-1, 1}:
-        raise ValueError(f"y must hold {X.shape[0]} labels in {{-1, +1}}, both classes present")
+    E = check_matrix(E, "E").double()
+    V, d = E.shape
+    X = check_tokens(X, V)
+    labels = check_labels(y, X.shape[0])
+    v = check_vector(v, d, "v").double()
+    relevant = as_tensor(relevant, "relevant")
+    if relevant.shape != X.shape or relevant.dtype != torch.bool:
+        raise ValueError(f"relevant must be a bool mask of the shape of X {tuple(X.shape)}, got {tuple(relevant.shape)}")
     if not relevant.any(dim=1).all():
-        raise ValueError("every sequence needs a relevant position")
+        missing = int((~relevant.any(dim=1)).nonzero()[0])
+        raise ValueError(f"every sequence needs a relevant position; sequence {missing} has none")
     if not frames:
         raise ValueError("frames must hold at least one Frame")
-    v_hat = _unit(v, "v")
-    v_vec = as_tensor(v, "v").double()
+    for frame in frames:
+        check_vector(frame.p, d, f"the p of the frame at step {frame.step}")
+    if not float(v.norm()) > 0:
+        raise ValueError("v must be non-zero: the lean is a cosine with v")
+    v_hat = v / v.norm()
     race: dict[str, list[float]] = {"step": [], "lean": [], "worst +1": [], "worst -1": []}
     for frame in frames:
-        weights = gathered_logits(*token_table(E, frame.p.double(), v_vec), X, None)[1]
+        weights = gathered_logits(*token_table(E, frame.p.double(), v), X, None)[1]
         mass = (weights * relevant).sum(dim=1)
         race["step"].append(frame.step)
-        race["lean"].append(float(_unit(frame.p, "p") @ v_hat))
+        norm = float(frame.p.norm())  # p = 0 has no direction: no lean
+        race["lean"].append(float(frame.p.double() @ v_hat) / norm if norm > 0 else 0.0)
         race["worst +1"].append(float(mass[labels == 1].min()))
         race["worst -1"].append(float(mass[labels == -1].min()))
     return {key: np.asarray(values, dtype=np.float64) for key, values in race.items()}

@@ -218,7 +218,9 @@ def test_the_layout_of_a_point_its_ranges_titles_and_sentence(hand_grid):
     where = (numbers["x"], numbers["y"], numbers["xanchor"], numbers["yanchor"], numbers["align"])
     assert where == (0.0, -0.7, "left", "top", "left")
     assert (numbers["xref"], numbers["yref"]) == ("paper", "paper")  # placed on the figure, not in panel 1's data units
-    assert numbers["showarrow"] is False and numbers["font"] == {"size": 14} and len(layout["annotations"]) == 4
+    assert numbers["showarrow"] is False and numbers["font"] == {"size": 14} and len(layout["annotations"]) == 5
+    # a point with p_mm keeps the note, hidden: every frame holds the same annotations, so none stays from another
+    assert layout["annotations"][4]["text"] == "no max-margin direction" and layout["annotations"][4]["visible"] is False
 
 
 def test_a_point_without_p_mm_says_so_in_panel_two(hand_grid):
@@ -226,7 +228,7 @@ def test_a_point_without_p_mm_says_so_in_panel_two(hand_grid):
     note = layout["annotations"][-1]
     assert note["text"] == "no max-margin direction" and len(layout["annotations"]) == 5
     assert (note["x"], note["y"], note["xref"], note["yref"]) == (0.5, 0.3, "x2 domain", "y2 domain")
-    assert note["showarrow"] is False and note["font"] == {"color": "#8b0000"}
+    assert note["showarrow"] is False and note["font"] == {"color": "#8b0000"} and note["visible"] is True
     assert _layout(hand_grid, _point(4, step=[0]))["xaxis2"]["range"] == [0.0, 1.0]  # no step to show: one decade
     # step 1 alone is shown: log10(1) = 0, and the axis ends 0.05 decade past it
     assert _layout(hand_grid, _point(4, step=[0, 1]))["xaxis2"]["range"] == pytest.approx([0.0, 0.05])
@@ -290,6 +292,9 @@ def test_the_figure_axes_titles_and_size(hand_figure):
         hand_figure.frames[0].layout.meta == "0.1,64,4"
         and hand_figure.frames[0].layout.annotations[-1].text == "no max-margin direction"
     )
+    # every frame sets every annotation: a frame after one without p_mm hides its note
+    assert {len(f.layout.annotations) for f in hand_figure.frames} == {5}
+    assert [f.layout.annotations[-1].visible for f in hand_figure.frames] == [True, False]
 
 
 def test_the_figure_starts_at_the_live_explorer_s_defaults():

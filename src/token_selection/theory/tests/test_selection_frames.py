@@ -226,15 +226,30 @@ def test_class_race_reads_the_classes_apart():
     assert race["worst -1"][0] > 0.99 > race["worst +1"][0]
 
 
+def _no_relevant_in_sequence_three(case):
+    relevant = case["relevant"].clone()
+    relevant[3] = False
+    return {**case, "relevant": relevant}
+
+
 @pytest.mark.parametrize(
     ("change", "named"),
     [
-        (lambda c: {**c, "relevant": c["relevant"][:, :3]}, "relevant"),
-        (lambda c: {**c, "y": torch.tensor([1, 1, 1, 1, 1])}, "y"),
-        (lambda c: {**c, "y": torch.tensor([1, 1, 1, -1])}, "y"),
-        (lambda c: {**c, "y": torch.tensor([1, 1, 0, -1, -1])}, "y"),
-        (lambda c: {**c, "relevant": torch.zeros(5, 4, dtype=torch.bool)}, "relevant position"),
-        (lambda c: {**c, "frames": []}, "frames"),
+        (lambda c: {**c, "E": c["E"].tolist()}, "^E must be a torch.Tensor"),
+        (lambda c: {**c, "E": c["E"][0]}, r"^E must have shape \(V, d\)"),
+        (lambda c: {**c, "X": c["X"].double()}, "^X must hold integer token ids"),
+        (lambda c: {**c, "X": c["X"] + 1}, r"^X holds token ids in \[1, 7\]"),
+        (lambda c: {**c, "v": c["v"][:4]}, r"^v must have shape \(5,\)"),
+        (lambda c: {**c, "v": torch.zeros(5, dtype=torch.float64)}, "^v must be non-zero"),
+        (lambda c: {**c, "relevant": c["relevant"][:, :3]}, r"^relevant must be a bool mask of the shape of X \(5, 4\)"),
+        (lambda c: {**c, "relevant": c["relevant"].long()}, "^relevant must be a bool mask"),
+        (lambda c: {**c, "relevant": c["relevant"].numpy().tolist()}, "^relevant must be a torch.Tensor"),
+        (lambda c: {**c, "y": torch.tensor([1, 1, 1, 1, 1])}, "^y holds a single class"),
+        (lambda c: {**c, "y": torch.tensor([1, 1, 1, -1])}, r"^y must have shape \(5,\)"),
+        (lambda c: {**c, "y": torch.tensor([1, 1, 2, -1, -1])}, "^y must be all in"),
+        (_no_relevant_in_sequence_three, "^every sequence needs a relevant position; sequence 3 has none$"),
+        (lambda c: {**c, "frames": []}, "^frames must hold at least one Frame$"),
+        (lambda c: {**c, "frames": [Frame(9, torch.zeros(4, dtype=torch.float64))]}, r"^the p of the frame at step 9 must"),
     ],
 )
 def test_class_race_names_the_argument_that_does_not_fit(change, named):
@@ -242,6 +257,14 @@ def test_class_race_names_the_argument_that_does_not_fit(change, named):
     case = {"E": E, "v": v, "X": X, "y": y, "relevant": relevant, "frames": [Frame(0, torch.zeros(5, dtype=torch.float64))]}
     with pytest.raises(ValueError, match=named):
         class_race(**change(case))
+
+
+def test_class_race_reads_labels_in_zero_one_as_in_minus_one_plus_one():
+    E, v, X, y, relevant = _race_case()
+    frames = [Frame(3, torch.tensor([0.5, -1.0, 2.0, 0.0, 0.3], dtype=torch.float64))]
+    signed = class_race(E, v, X, y, relevant, frames)
+    binary = class_race(E, v, X.numpy(), ((y + 1) // 2).numpy(), relevant.numpy(), frames)  # numpy arrays also do
+    assert all(np.array_equal(signed[key], binary[key]) for key in signed)
 
 
 def test_class_race_on_the_reference_case_ends_with_both_classes_selected(trained):
