@@ -101,6 +101,27 @@ def class_race(
     return {key: np.asarray(values, dtype=np.float64) for key, values in race.items()}
 
 
+RACE_LINES = {
+    "lean": ("k", "-", r"lean $\cos(p, v)$"),
+    "worst +1": ("tab:red", "-", "worst attention, class +1"),
+    "worst -1": ("tab:blue", "--", "worst attention, class -1"),
+}
+"""How ``plot_class_race`` draws each series of ``class_race``: (colour, line style, legend label)."""
+
+
+def plot_class_race(ax: Axes, race: Mapping[str, np.ndarray], title: str) -> None:
+    """The three series of ``class_race`` against ``step + 1`` on a log axis (step 0 shows), titled ``title``."""
+    missing = [key for key in ("step", *RACE_LINES) if key not in race]
+    if missing:
+        raise ValueError(f"race must be a result of class_race; it lacks {missing}")
+    for key, (color, style, label) in RACE_LINES.items():
+        ax.plot(np.asarray(race["step"]) + 1, race[key], color=color, ls=style, label=label)
+    ax.axhline(0, color="gray", lw=0.5)
+    ax.set_xscale("log")
+    ax.set_xlabel("step + 1 (log scale)")
+    ax.set_title(title, fontsize=10)
+
+
 def _unit(vector: ArrayLike, name: str) -> torch.Tensor:
     """``vector / |vector|``, or zeros for the zero vector (p = 0 has no direction: every score is 0)."""
     vector = as_tensor(vector, name).double()

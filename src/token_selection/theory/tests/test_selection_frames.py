@@ -13,11 +13,13 @@ import torch  # noqa: E402
 from token_selection.theory.max_margin import solve_max_margin  # noqa: E402
 from token_selection.theory.selection_frames import (  # noqa: E402
     COMPASS_FONT,
+    RACE_LINES,
     Frame,
     class_race,
     direction_in_plane,
     frame_coordinates,
     p_at_steps,
+    plot_class_race,
     plot_selection_frames,
 )
 from token_selection.theory.synthetic import REFERENCE_CASE  # noqa: E402
@@ -272,3 +274,26 @@ def test_class_race_on_the_reference_case_ends_with_both_classes_selected(traine
     race = class_race(E, v, data.X, data.y, data.relevant, frames)
     assert race["worst +1"][-1] > 0.99 and race["worst -1"][-1] > 0.99
     assert race["worst +1"][0] == pytest.approx(race["worst -1"][0])  # p = 0: every sequence alike (one relevant in T)
+
+
+def test_plot_class_race_draws_the_three_series_against_the_step_plus_one():
+    race = {"step": np.array([0, 4, 9]), "lean": np.array([0.0, 0.5, 0.2]), "worst +1": np.array([0.1, 0.6, 1.0]),
+            "worst -1": np.array([0.1, 0.0, 0.9])}  # fmt: skip
+    fig, ax = plt.subplots()
+    plot_class_race(ax, race, "seed 3")
+    lines = ax.get_lines()[:3]
+    assert [line.get_label() for line in lines] == [label for _, _, label in RACE_LINES.values()]
+    for line, key in zip(lines, RACE_LINES, strict=True):
+        np.testing.assert_array_equal(line.get_xdata(), [1, 5, 10])
+        np.testing.assert_array_equal(line.get_ydata(), race[key])
+    assert [line.get_linestyle() for line in lines] == ["-", "-", "--"]
+    assert ax.get_xscale() == "log" and ax.get_title() == "seed 3" and ax.get_xlabel().startswith("step + 1")
+    assert ax.get_lines()[3].get_ydata()[0] == 0  # the zero line
+    plt.close(fig)
+
+
+def test_plot_class_race_names_the_series_a_race_lacks():
+    fig, ax = plt.subplots()
+    with pytest.raises(ValueError, match=r"lacks \['worst -1'\]"):
+        plot_class_race(ax, {"step": [0], "lean": [0], "worst +1": [0]}, "t")
+    plt.close(fig)
