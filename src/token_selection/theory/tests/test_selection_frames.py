@@ -214,6 +214,8 @@ def test_class_race_matches_the_softmax_written_out():
     np.testing.assert_allclose(race["worst +1"][1], float(mass[:3].min()), rtol=1e-12)
     np.testing.assert_allclose(race["worst -1"][1], float(mass[3:].min()), rtol=1e-12)
     np.testing.assert_allclose(race["lean"][1], float(p @ v / (p.norm() * v.norm())), rtol=1e-12)
+    short = class_race(E, v, X, y, relevant, [Frame(1, p / (2 * p.norm()))])  # |p| = 1/2: a lean all the same
+    np.testing.assert_allclose(short["lean"][0], race["lean"][1], rtol=1e-12)
     # p = 0: no lean, and each sequence's attention on its relevant tokens is their share of its positions
     assert race["lean"][0] == 0.0
     assert race["worst +1"][0] == pytest.approx(0.25) and race["worst -1"][0] == pytest.approx(0.25)
@@ -287,6 +289,10 @@ def test_plot_class_race_draws_the_three_series_against_the_step_plus_one():
         np.testing.assert_array_equal(line.get_xdata(), [1, 5, 10])
         np.testing.assert_array_equal(line.get_ydata(), race[key])
     assert [line.get_linestyle() for line in lines] == ["-", "-", "--"]
+    assert [line.get_color() for line in lines] == [color for color, _, _ in RACE_LINES.values()]
+    zero = ax.get_lines()[3]
+    assert (zero.get_color(), zero.get_linewidth()) == ("gray", 0.5)
+    assert ax.title.get_fontsize() == 10
     assert ax.get_xscale() == "log" and ax.get_title() == "seed 3" and ax.get_xlabel().startswith("step + 1")
     assert ax.get_lines()[3].get_ydata()[0] == 0  # the zero line
     plt.close(fig)
