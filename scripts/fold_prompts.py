@@ -12,28 +12,34 @@ import re
 from typing import Any
 
 FOLDED = "hide-input"
+WHOLE = "hide-cell"
 CHECKS = ("Show the checks", "Hide the checks")
 DRAWING = ("Show the code that draws the figure", "Hide the code that draws the figure")
+FIGURE = ("Show the figure and its code", "Hide the figure and its code")
+"""A drawing cell folded whole (``hide-cell``): one toggle opens the figure with its code."""
 # A cell draws when it shows a matplotlib figure or builds one.
 DRAWS = re.compile(r"\bplt\.(?:show|subplots|figure)\(|\bfig\.tight_layout\(")
 
 
-def prompts(source: str, asserts: bool) -> tuple[str, str] | None:
-    """The (show, hide) prompts of a folded code cell with ``source``: the drawing prompt when it draws a figure, the
-    checks prompt when it asserts (``asserts``, read by the caller from its syntax tree) and draws nothing, else
-    None (the book's default prompt)."""
+def prompts(source: str, asserts: bool, whole: bool = False) -> tuple[str, str] | None:
+    """The (show, hide) prompts of a folded code cell with ``source``: the drawing prompt when it draws a figure (the
+    figure's own when the cell is folded ``whole``, output and all), the checks prompt when its input alone is folded
+    and it asserts (``asserts``, read by the caller from its syntax tree) and draws nothing, else None (the book's
+    default prompt)."""
     if DRAWS.search(source):
-        return DRAWING
-    return CHECKS if asserts else None
+        return FIGURE if whole else DRAWING
+    return CHECKS if asserts and not whole else None
 
 
 def label_fold(cell: Any, asserts: bool) -> bool:
     """Write the prompts of ``cell`` (a notebook code cell, a dict-like node) into its ``mystnb`` metadata when it is
-    folded by ``hide-input``; remove prompts a cell no longer needs. Returns whether the metadata changed."""
+    folded by ``hide-input`` or ``hide-cell``; remove prompts a cell no longer needs. Returns whether the metadata changed."""
     if cell.get("cell_type") != "code":
         return False
     metadata = cell.setdefault("metadata", {})
-    wanted = prompts(cell.get("source", ""), asserts) if FOLDED in metadata.get("tags", []) else None
+    tags = metadata.get("tags", [])
+    folded = FOLDED in tags or WHOLE in tags
+    wanted = prompts(cell.get("source", ""), asserts, whole=WHOLE in tags) if folded else None
     settings = metadata.get("mystnb", {})
     present = (settings.get("code_prompt_show"), settings.get("code_prompt_hide"))
     if present == (wanted or (None, None)):

@@ -46,8 +46,8 @@ def test_a_folded_check_cell_gets_the_checks_prompt_and_keeps_its_other_settings
     assert not fp.label_fold(made, asserts=True)  # a second pass changes nothing
 
 
-@pytest.mark.parametrize("tags", [(), ("remove-input",), ("hide-cell",), ("remove-cell",)])
-def test_only_a_hide_input_cell_is_labelled(tags):
+@pytest.mark.parametrize("tags", [(), ("remove-input",), ("remove-cell",)])
+def test_only_a_folded_cell_is_labelled(tags):
     made = cell(PLOT, *tags)
     assert not fp.label_fold(made, asserts=False)
     assert "mystnb" not in made.metadata
@@ -79,4 +79,19 @@ def test_a_markdown_cell_is_left_alone():
 def test_a_folded_cell_that_neither_draws_nor_checks_keeps_the_default():
     made = cell("x = 1", "hide-input")
     assert not fp.label_fold(made, asserts=False)
+    assert "mystnb" not in made.metadata
+
+
+def test_a_drawing_cell_folded_whole_gets_one_prompt_for_the_figure_and_its_code():
+    made = cell(PLOT, "hide-cell")
+    assert fp.label_fold(made, asserts=False)
+    settings = made.metadata["mystnb"]
+    assert (settings["code_prompt_show"], settings["code_prompt_hide"]) == fp.FIGURE
+
+
+@pytest.mark.parametrize(("source", "asserts"), [(CHECK, True), ("x = 1", False)])
+def test_a_cell_folded_whole_that_draws_nothing_keeps_the_default(source, asserts):
+    # its output is folded too: "Show the checks" would not say that the printed verdict is inside
+    made = cell(source, "hide-cell")
+    assert not fp.label_fold(made, asserts=asserts)
     assert "mystnb" not in made.metadata

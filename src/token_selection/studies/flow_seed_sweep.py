@@ -12,6 +12,8 @@ differ.
 
 from __future__ import annotations
 
+import math
+from dataclasses import replace
 from typing import Any
 
 import torch
@@ -50,15 +52,32 @@ def discretisations(settings: dict[str, Any]) -> list[str]:
     return [f"euler_{k}" for k in settings["refinements"]] + [method.lower() for method in settings["solvers"]]
 
 
+STEP_RULES = ("fixed_eta", "fixed_tau")
+"""How the step on E depends on d: the reference eta at every d (the default), or the reference multiple of eta*."""
+
+
+def reference_case(seed: int, d: int, settings: dict[str, Any]) -> Any:
+    """The ``ReferenceCase`` of ``seed`` at dimension ``d`` under ``settings["step_rule"]`` (default "fixed_eta": the
+    reference eta; "fixed_tau": eta times sqrt(512 / d), since eta* falls like 1/sqrt(d) on the same data, the same
+    multiple of eta* as the reference step at its own d)."""
+    from ..theory.synthetic import ReferenceCase
+
+    rule = settings.get("step_rule", "fixed_eta")
+    if rule not in STEP_RULES:
+        raise ValueError(f"step_rule must be one of {STEP_RULES}, got {rule!r}")
+    case = ReferenceCase(seed=seed, d=d)
+    return replace(case, eta=case.eta * math.sqrt(ReferenceCase.d / d)) if rule == "fixed_tau" else case
+
+
 def run_seed(d: int, seed: int, settings: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """One seed of the reference case at dimension ``d``, every discretisation: cos(p, p_mm) with the all-relevant
+    """One seed of the reference case at dimension ``d`` (its step on E the reference's eta, or with ``settings["step_rule"]``
+    "fixed_tau" that eta times sqrt(512 / d), the same multiple of eta*), every discretisation: cos(p, p_mm) with the all-relevant
     max-margin direction, the worst sequence's attention on its relevant token, chapter 4's judgement, the arc length
     travelled and the solver's field evaluations (0 for Euler)."""
     from ..theory.max_margin import solve_max_margin
-    from ..theory.synthetic import ReferenceCase
 
     torch.set_num_threads(1)
-    data, model = ReferenceCase(seed=seed, d=d).build()
+    data, model = reference_case(seed, d, settings).build()
     E, v = model.E.detach(), model.v.detach()
     target = solve_max_margin(E, data.X, data.relevant).direction
     p0 = torch.zeros(d, dtype=torch.float64)

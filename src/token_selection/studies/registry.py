@@ -8,6 +8,7 @@ from typing import Any
 
 from .asymmetric import ASYMMETRIC_PROTOCOL, asymmetric_settings, run_asymmetric
 from .capacity import CAPACITY_PROTOCOL, capacity_settings, run_capacity
+from .fixed_tau import FIXED_TAU_PROTOCOL, fixed_tau_settings, run_fixed_tau
 from .flow_discretisation import FLOW_PROTOCOL, flow_settings, run_flow_discretisation
 from .flow_seed_sweep import FLOW_SWEEP_PROTOCOL, flow_sweep_settings, run_flow_seed_sweep
 from .global_local import GLOBAL_LOCAL_PROTOCOL, global_local_settings, run_global_local
@@ -35,6 +36,7 @@ STUDIES: dict[str, Study] = {
     "flow_seed_sweep": Study(flow_sweep_settings, run_flow_seed_sweep, FLOW_SWEEP_PROTOCOL),
     "random_start": Study(random_start_settings, run_random_start, RANDOM_START_PROTOCOL),
     "past_floor": Study(past_floor_settings, run_past_floor, PAST_FLOOR_PROTOCOL),
+    "flow_fixed_tau": Study(fixed_tau_settings, run_fixed_tau, FIXED_TAU_PROTOCOL),
 }
 
 

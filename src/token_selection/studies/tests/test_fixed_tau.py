@@ -1,0 +1,72 @@
+"""The flow sweep at a fixed multiple of eta*: its settings, its step rule and the eta it gives each dimension."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from token_selection.studies import STUDIES
+from token_selection.studies.fixed_tau import FIXED_TAU_PROTOCOL, RECORD, fixed_tau_settings, run_fixed_tau
+from token_selection.studies.flow_seed_sweep import STEP_RULES, flow_sweep_settings, reference_case
+from token_selection.theory.one_step import step_size_threshold
+
+
+@pytest.mark.parametrize(("scale", "dimensions", "seeds"), [("fast", [2048], 5), ("full", [1024, 2048, 4096], 100)])
+def test_the_settings_are_the_sweep_s_at_a_fixed_tau_with_unit_steps_and_dop853(scale, dimensions, seeds):
+    settings = fixed_tau_settings(scale)
+    base = flow_sweep_settings(scale)
+    assert settings["dimensions"] == dimensions and len(settings["seeds"]) == seeds
+    assert (settings["step_rule"], settings["refinements"], settings["solvers"]) == ("fixed_tau", [1], ["DOP853"])
+    assert {k: v for k, v in settings.items() if k not in ("dimensions", "refinements", "solvers", "step_rule")} == {
+        k: v for k, v in base.items() if k not in ("dimensions", "refinements", "solvers")
+    }
+    assert "step_rule" not in base  # the sweep's own records keep their settings
+
+
+def test_the_study_is_registered_under_its_record_name():
+    study = STUDIES[RECORD]
+    assert study.settings is fixed_tau_settings and study.run is run_fixed_tau and study.protocol == FIXED_TAU_PROTOCOL
+    assert "200 sqrt(512 / d)" in FIXED_TAU_PROTOCOL
+
+
+def test_an_unknown_scale_is_refused_by_name():
+    with pytest.raises(ValueError, match="scale must be 'fast' or 'full'"):
+        fixed_tau_settings("medium")
+
+
+@pytest.mark.parametrize("rule", [None, "fixed_eta"])
+def test_run_refuses_settings_without_the_fixed_tau_rule(rule):
+    settings = {k: v for k, v in fixed_tau_settings("fast").items() if k != "step_rule"}
+    if rule:
+        settings["step_rule"] = rule
+    with pytest.raises(ValueError, match="step_rule must be 'fixed_tau'"):
+        run_fixed_tau(settings)
+
+
+@pytest.mark.parametrize("d", [1024, 2048, 4096])
+def test_the_fixed_tau_step_is_the_reference_multiple_of_eta_star_at_every_d(d):
+    reference = reference_case(3, 512, {})
+    case = reference_case(3, d, {"step_rule": "fixed_tau"})
+    assert case.eta == pytest.approx(200.0 * math.sqrt(512 / d), rel=1e-15) and case.d == d and case.seed == 3
+    data = case.data()
+    tau = {c.d: c.eta / step_size_threshold(data.X, data.y, c.vocab_size, c.d) for c in (reference, case)}  # same data at both d
+    assert tau[d] == pytest.approx(tau[512], rel=1e-12)
+    fixed_eta = reference_case(3, d, {"step_rule": "fixed_eta"})
+    assert fixed_eta.eta == 200.0 and fixed_eta.eta / step_size_threshold(data.X, data.y, 50, d) > tau[512] * 1.4
+
+
+def test_the_step_rule_defaults_to_the_reference_eta_and_an_unknown_rule_is_named():
+    assert reference_case(0, 2048, {}).eta == 200.0
+    assert STEP_RULES == ("fixed_eta", "fixed_tau")
+    with pytest.raises(ValueError, match=r"step_rule must be one of \('fixed_eta', 'fixed_tau'\), got 'tau'"):
+        reference_case(0, 2048, {"step_rule": "tau"})
+
+
+def test_a_fast_run_counts_every_seed_both_ways():
+    settings = {**fixed_tau_settings("fast"), "seeds": [0, 1]}
+    metrics = run_fixed_tau(settings, jobs=1)
+    assert metrics["discretisations"] == ["euler_1", "dop853"]
+    for way in ("euler_1", "dop853"):
+        counts = metrics["d2048"][way]["counts"]["reached"]
+        assert counts["trials"] == 2 and 0 <= counts["passed"] <= 2
