@@ -78,6 +78,14 @@ def glue_plumbing(source: str) -> bool:
     return bool(calls) and all(_is_plumbing(statement) for statement in body)
 
 
+def listed(items: Any) -> str:
+    """The items of ``items`` (a non-empty sequence) in words: "a", "a and b", "a, b and c"."""
+    words = [str(item) for item in items]
+    if not words:
+        raise ValueError("items must hold at least one item to list")
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + f" and {words[-1]}"
+
+
 def folded(markdown: str, summary: str) -> str:
     """``markdown`` folded under a one-line ``summary`` (an HTML ``<details>`` element): closed when the page opens,
     in the book and in Jupyter or Colab alike. The blank lines around ``markdown`` let it render as Markdown inside.

@@ -153,3 +153,21 @@ def test_folded_names_an_empty_summary():
 def test_a_dotted_import_of_glue_is_plumbing_and_of_anything_else_is_not():
     assert prose.glue_plumbing("import myst_nb.glue\nglue('x', 1)")
     assert not prose.glue_plumbing("import myst_nb.glue_more\nglue('x', 1)")
+
+
+@pytest.mark.parametrize(
+    ("items", "words"),
+    [
+        ([2048], "2048"),
+        ((1024, 2048), "1024 and 2048"),
+        ([1024, 2048, 4096], "1024, 2048 and 4096"),
+        (["a", 1, "c", 2], "a, 1, c and 2"),
+    ],
+)
+def test_listed_joins_with_commas_and_a_last_and(items, words):
+    assert prose.listed(items) == words
+
+
+def test_listed_refuses_nothing_to_list():
+    with pytest.raises(ValueError, match="at least one item"):
+        prose.listed([])
