@@ -8,6 +8,7 @@ so each bar can say what it holds: the checks, or the code that draws the figure
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Any
 
@@ -16,19 +17,35 @@ WHOLE = "hide-cell"
 CHECKS = ("Show the checks", "Hide the checks")
 DRAWING = ("Show the code that draws the figure", "Hide the code that draws the figure")
 FIGURE = ("Show the figure and its code", "Hide the figure and its code")
+COMPUTING = ("Show the code and its checks", "Hide the code and its checks")
+"""A folded cell that computes what the page shows and checks it on the way: more statements than asserts."""
 """A drawing cell folded whole (``hide-cell``): one toggle opens the figure with its code."""
 # A cell draws when it shows a matplotlib figure or builds one.
 DRAWS = re.compile(r"\bplt\.(?:show|subplots|figure)\(|\bfig\.tight_layout\(")
 
 
+def mostly_checks(source: str) -> bool:
+    """Whether asserts make up at least a third of the statements of ``source`` (counted at every depth, so a loop of
+    asserts is checks); source that does not parse counts as checks."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return True
+    statements = [node for node in ast.walk(tree) if isinstance(node, ast.stmt)]
+    checks = sum(isinstance(node, ast.Assert) for node in statements)
+    return 3 * checks >= len(statements)
+
+
 def prompts(source: str, asserts: bool, whole: bool = False) -> tuple[str, str] | None:
     """The (show, hide) prompts of a folded code cell with ``source``: the drawing prompt when it draws a figure (the
-    figure's own when the cell is folded ``whole``, output and all), the checks prompt when its input alone is folded
-    and it asserts (``asserts``, read by the caller from its syntax tree) and draws nothing, else None (the book's
-    default prompt)."""
+    figure's own when the cell is folded ``whole``, output and all); when its input alone is folded and it asserts
+    (``asserts``, read by the caller from its syntax tree) and draws nothing, the checks prompt, or the computing one
+    where the asserts are under a third of its statements; else None (the book's default prompt)."""
     if DRAWS.search(source):
         return FIGURE if whole else DRAWING
-    return CHECKS if asserts and not whole else None
+    if not asserts or whole:
+        return None
+    return CHECKS if mostly_checks(source) else COMPUTING
 
 
 def label_fold(cell: Any, asserts: bool) -> bool:

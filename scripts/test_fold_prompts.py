@@ -95,3 +95,17 @@ def test_a_cell_folded_whole_that_draws_nothing_keeps_the_default(source, assert
     made = cell(source, "hide-cell")
     assert not fp.label_fold(made, asserts=asserts)
     assert "mystnb" not in made.metadata
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("x = f()\ny = g(x)\nassert y > 0", fp.CHECKS),  # one assert in three statements: a third, the boundary
+        ("x = f()\ny = g(x)\nz = h(y)\nassert z > 0", fp.COMPUTING),  # one in four
+        ("for s in runs:\n    assert s > 0", fp.CHECKS),  # a loop of asserts: one of two statements
+        ("for s in runs:\n    a = s + 1\n    b = a * 2\n    c.append(b)\nassert c", fp.COMPUTING),
+        ("assert (", fp.CHECKS),  # does not parse: read as checks
+    ],
+)
+def test_a_cell_that_mostly_computes_says_so(source, expected):
+    assert fp.prompts(source, asserts=True) == expected
