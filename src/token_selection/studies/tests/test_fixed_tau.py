@@ -40,8 +40,18 @@ def test_run_refuses_settings_without_the_fixed_tau_rule(rule):
     settings = {k: v for k, v in fixed_tau_settings("fast").items() if k != "step_rule"}
     if rule:
         settings["step_rule"] = rule
-    with pytest.raises(ValueError, match="step_rule must be 'fixed_tau'"):
+    with pytest.raises(ValueError, match=f"step_rule must be 'fixed_tau', got {rule!r}$"):
         run_fixed_tau(settings)
+
+
+def test_run_passes_its_settings_progress_bar_and_process_count_to_the_sweep(monkeypatch):
+    import token_selection.studies.fixed_tau as module
+
+    seen = []
+    monkeypatch.setattr(module, "run_flow_seed_sweep", lambda *args: seen.append(args) or {"ran": True})
+    settings, track = fixed_tau_settings("fast"), object()
+    assert run_fixed_tau(settings, track, 3) == {"ran": True}
+    assert seen == [(settings, track, 3)]
 
 
 @pytest.mark.parametrize("d", [1024, 2048, 4096])
