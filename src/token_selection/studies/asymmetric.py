@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from ..scale import is_full
 from ..theory.importance import posterior_gap, signed_frequency
 from ..theory.max_margin import solve_max_margin
 from ..theory.model import CLSAttention
@@ -65,8 +66,7 @@ def make_asymmetric(
 
 def asymmetric_settings(scale: str) -> dict[str, Any]:
     """Settings at ``scale``: 3 relevant positive tokens (frequent) against 12 negative ones (rare), 70% positive labels."""
-    if scale not in ("fast", "full"):
-        raise ValueError(f"scale must be 'fast' or 'full', got {scale!r}")
+    full = is_full(scale)
     return {
         "n": 400,
         "T": 8,
@@ -82,7 +82,7 @@ def asymmetric_settings(scale: str) -> dict[str, Any]:
         "lr": 0.5,
         "n_boot": 300,
         "min_count": 5,
-        "seeds": list(range(30 if scale == "full" else 4)),
+        "seeds": list(range(30 if full else 4)),
     }
 
 

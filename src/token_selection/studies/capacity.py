@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from ..scale import is_full
 from ..theory.importance import signed_frequency
 from ..theory.max_margin import solve_max_margin
 from ..theory.model import CLSAttention
@@ -30,9 +31,7 @@ from .pool import Track, untracked
 
 def capacity_settings(scale: str) -> dict[str, Any]:
     """Grid and protocol at ``scale``: 6 x 6 cells (fast, 3 seeds) or 7 x 7 cells (full, 8 seeds)."""
-    if scale not in ("fast", "full"):
-        raise ValueError(f"scale must be 'fast' or 'full', got {scale!r}")
-    full = scale == "full"
+    full = is_full(scale)
     return {
         "dims": [8, 16, 32, 64, 128, 256] + ([512] if full else []),
         "vocab_sizes": [20, 40, 80, 160, 320, 640] + ([1280] if full else []),

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from ..scale import is_full
 from ..theory.synthetic import make_synthetic
 from ..theory.thresholds import DIRECTION_COSINE, SELECTED_ATTENTION
 from .flow_solvers import flow_batch, flow_ode
@@ -36,10 +37,8 @@ def flow_settings(scale: str) -> dict[str, Any]:
     "refinements": the factors by which the Euler step is divided (1 = the chapters' discretisation);
     "ode": the adaptive solver's tolerances. Both parts run over the same arc length as the chapters.
     """
-    if scale not in ("fast", "full"):
-        raise ValueError(f"scale must be 'fast' or 'full', got {scale!r}")
+    full = is_full(scale)
     sweep = global_local_settings(scale)
-    full = scale == "full"
     keys = ("n", "T", "vocab_size", "delta", "data_seed", "d", "eta_ratios", "seeds", "steps", "lr")
     return {
         "ch10": {key: sweep[key] for key in keys},

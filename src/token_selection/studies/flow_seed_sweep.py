@@ -18,6 +18,7 @@ from typing import Any
 
 import torch
 
+from ..scale import is_full
 from ..theory.thresholds import DIRECTION_COSINE, SELECTED_ATTENTION
 from .flow_solvers import SOLVERS, flow_batch, flow_ode
 from .intervals import wilson_interval
@@ -31,9 +32,7 @@ DIMENSIONS = (512, 2048)
 def flow_sweep_settings(scale: str) -> dict[str, Any]:
     """The study's settings at ``scale`` ("fast" or "full"): seeds, dimensions, the arc length (``steps`` x ``lr``,
     chapter 4's), the Euler refinements, the adaptive solvers and their tolerances, the course's thresholds."""
-    if scale not in ("fast", "full"):
-        raise ValueError(f"scale must be 'fast' or 'full', got {scale!r}")
-    full = scale == "full"
+    full = is_full(scale)
     return {
         "dimensions": list(DIMENSIONS),
         "seeds": list(range(100 if full else 5)),

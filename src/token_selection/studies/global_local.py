@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..scale import is_full
 from ..theory.synthetic import make_synthetic
 from ..theory.thresholds import DIRECTION_COSINE
 from .intervals import wilson_interval
@@ -17,9 +18,7 @@ from .pool import Track, untracked
 
 def global_local_settings(scale: str) -> dict[str, Any]:
     """The experiment's settings at ``scale`` ("fast" or "full"); step sizes are multiples of eta*."""
-    if scale not in ("fast", "full"):
-        raise ValueError(f"scale must be 'fast' or 'full', got {scale!r}")
-    full = scale == "full"
+    full = is_full(scale)
     return {
         "n": 200,
         "T": 8,

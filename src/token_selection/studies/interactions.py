@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from ..scale import is_full
 from ..theory.importance import signed_frequency
 from ..theory.model import CLSAttention
 from ..theory.one_step import one_step_embeddings, step_size_from_alpha
@@ -73,8 +74,7 @@ def accuracy(model: CLSAttention, X: torch.Tensor, y: torch.Tensor) -> float:
 
 def negation_settings(scale: str) -> dict[str, Any]:
     """Settings at ``scale``; the step on E is ``eta_ratio`` times the eta* of the same sequences without negation."""
-    if scale not in ("fast", "full"):
-        raise ValueError(f"scale must be 'fast' or 'full', got {scale!r}")
+    full = is_full(scale)
     return {
         "groups": 100,
         "T": 8,
@@ -84,7 +84,7 @@ def negation_settings(scale: str) -> dict[str, Any]:
         "eta_ratio": 8.0,
         "joint_steps": 300,
         "joint_lr": 0.05,
-        "seeds": list(range(20 if scale == "full" else 3)),
+        "seeds": list(range(20 if full else 3)),
     }
 
 
