@@ -39,6 +39,17 @@ def run_fixed_tau(settings: dict[str, Any], track: Track = untracked, jobs: int 
     return run_flow_seed_sweep(settings, track, jobs)
 
 
+def reached_counts(metrics: dict[str, Any]) -> dict[int, dict[str, dict[str, Any]]]:
+    """The runs that reach p_mm in the study's ``metrics``, for every dimension they hold, in order, and every way:
+    {d: {way: {"passed", "trials", "ci95"}}} (ways: ``metrics["discretisations"]``)."""
+    ways = metrics["discretisations"]
+    return {
+        int(key[1:]): {way: metrics[key][way]["counts"]["reached"] for way in ways}
+        for key in metrics
+        if key[0] == "d" and key[1:].isdigit()
+    }
+
+
 FIXED_TAU_PROTOCOL = (
     "The reference case (ours: n = 200 sequences, T = 8, V = 50) for each data and initialisation seed at d = 1024, "
     "2048 and 4096, with the one step on E of size 200 sqrt(512 / d): the same multiple of eta* as the reference step "

@@ -7,7 +7,13 @@ import math
 import pytest
 
 from token_selection.studies import STUDIES
-from token_selection.studies.fixed_tau import FIXED_TAU_PROTOCOL, RECORD, fixed_tau_settings, run_fixed_tau
+from token_selection.studies.fixed_tau import (
+    FIXED_TAU_PROTOCOL,
+    RECORD,
+    fixed_tau_settings,
+    reached_counts,
+    run_fixed_tau,
+)
 from token_selection.studies.flow_seed_sweep import STEP_RULES, flow_sweep_settings, reference_case
 from token_selection.theory.one_step import step_size_threshold
 
@@ -80,3 +86,26 @@ def test_a_fast_run_counts_every_seed_both_ways():
     for way in ("euler_1", "dop853"):
         counts = metrics["d2048"][way]["counts"]["reached"]
         assert counts["trials"] == 2 and 0 <= counts["passed"] <= 2
+
+
+def test_reached_counts_reads_every_dimension_and_way_of_the_metrics_in_order():
+    def column(passed: int) -> dict:
+        return {"counts": {"reached": {"passed": passed, "trials": 5, "ci95": [0.1, 0.9]}, "selects": {"passed": 5}}}
+
+    metrics = {
+        "discretisations": ["euler_1", "dop853"],
+        "d4096": {"euler_1": column(5), "dop853": column(4), "changed_seeds": [3]},
+        "d1024": {"euler_1": column(2), "dop853": column(1), "changed_seeds": []},
+    }
+    counts = reached_counts(metrics)
+    assert list(counts) == [4096, 1024]  # the record's order; "discretisations" is no dimension
+    assert counts[1024] == {"euler_1": column(2)["counts"]["reached"], "dop853": column(1)["counts"]["reached"]}
+    assert counts[4096]["dop853"]["passed"] == 4 and set(counts[4096]) == {"euler_1", "dop853"}
+
+
+def test_reached_counts_of_the_fast_record():
+    from token_selection.studies import load_or_run
+
+    counts = reached_counts(load_or_run(RECORD, "fast"))
+    assert list(counts) == fixed_tau_settings("fast")["dimensions"]
+    assert all(c["trials"] == 5 for ways in counts.values() for c in ways.values())
