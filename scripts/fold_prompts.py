@@ -17,9 +17,9 @@ WHOLE = "hide-cell"
 CHECKS = ("Show the checks", "Hide the checks")
 DRAWING = ("Show the code that draws the figure", "Hide the code that draws the figure")
 FIGURE = ("Show the figure and its code", "Hide the figure and its code")
-COMPUTING = ("Show the code and its checks", "Hide the code and its checks")
-"""A folded cell that computes what the page shows and checks it on the way: more statements than asserts."""
 """A drawing cell folded whole (``hide-cell``): one toggle opens the figure with its code."""
+COMPUTING = ("Show the code and its checks", "Hide the code and its checks")
+"""A folded cell that computes what the page shows and checks it on the way: asserts under a third of its statements."""
 # A cell draws when it shows a matplotlib figure or builds one.
 DRAWS = re.compile(r"\bplt\.(?:show|subplots|figure)\(|\bfig\.tight_layout\(")
 

@@ -94,8 +94,7 @@ def class_race(
         weights = gathered_logits(*token_table(E, frame.p.double(), v), X, None)[1]
         mass = (weights * relevant).sum(dim=1)
         race["step"].append(frame.step)
-        norm = float(frame.p.norm())  # p = 0 has no direction: no lean
-        race["lean"].append(float(frame.p.double() @ v_hat) / norm if norm > 0 else 0.0)
+        race["lean"].append(float(_unit(frame.p, "p") @ v_hat))  # p = 0 has no direction: no lean
         race["worst +1"].append(float(mass[labels == 1].min()))
         race["worst -1"].append(float(mass[labels == -1].min()))
     return {key: np.asarray(values, dtype=np.float64) for key, values in race.items()}
