@@ -41,9 +41,9 @@ def what_to_notice(result: ExplorerResult) -> str:
         if result.irrelevant_share == 0:
             return prefix + "every position holds a relevant token, so attention has nothing to select against (no p_mm)"
         return (
-            prefix + f"E.v follows alpha (alignment {corr:.3f}), but no p can put every relevant token above every "
-            f"irrelevant one (no max-margin direction in d={c.d}); trained p still puts {result.final_mean_attention:.2f} "
-            "of the attention on relevant tokens on average"
+            prefix + f"E.v follows alpha (alignment {corr:.3f}), but no p can score every sequence's relevant token "
+            f"above the other tokens of its sequence, in all sequences at once (no max-margin direction in d={c.d}); "
+            f"trained p still puts {result.final_mean_attention:.2f} of the attention on relevant tokens on average"
         )
     own_text = "" if own is None else f" (cos {own:.3f})"
     if result.missed_fraction > 0.01:

@@ -98,8 +98,9 @@ def test_the_noise_rule_wins_over_every_later_rule(base):
 def test_without_p_mm_the_sentence_says_why(base):
     no_pmm = replace(base, final_cosine=None, final_mean_attention=0.734)
     assert what_to_notice(no_pmm) == (
-        PREFIX + "E.v follows alpha (alignment 0.995), but no p can put every relevant token above every irrelevant "
-        "one (no max-margin direction in d=100); trained p still puts 0.73 of the attention on relevant tokens on average"
+        PREFIX + "E.v follows alpha (alignment 0.995), but no p can score every sequence's relevant token above the "
+        "other tokens of its sequence, in all sequences at once (no max-margin direction in d=100); trained p still "
+        "puts 0.73 of the attention on relevant tokens on average"
     )
     assert what_to_notice(replace(no_pmm, irrelevant_share=0.0)) == (
         PREFIX + "every position holds a relevant token, so attention has nothing to select against (no p_mm)"
