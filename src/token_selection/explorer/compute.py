@@ -23,7 +23,7 @@ from ..theory.importance import signed_frequency
 from ..theory.max_margin import solve_max_margin
 from ..theory.model import CLSAttention
 from ..theory.one_step import one_step_embeddings, predicted_correlation, step_size_threshold
-from ..theory.synthetic import make_synthetic
+from ..theory.synthetic import SyntheticData, make_synthetic
 from ..theory.training import train_cls
 from .config import ExplorerConfig
 from .notice import what_to_notice
@@ -111,11 +111,16 @@ def _single_thread() -> Iterator[None]:
         torch.set_num_threads(before)
 
 
-def _explore(
+def stepped_case(
     config: ExplorerConfig,
-    report: Callable[[str], None],
-) -> ExplorerResult:
-    """The body of ``explore`` for a validated config."""
+    report: Callable[[str], None] = lambda stage: None,
+) -> tuple[SyntheticData, CLSAttention, float]:
+    """The setting of ``config`` after its one step, before ``p`` trains.
+
+    Returns the drawn data (``X``: (n, T)), the float64 model whose ``E`` (V, d) is the one-step embeddings
+    of a step ``config.step_factor * eta_star`` at ``p = 0`` (``p`` still 0, ``v`` as drawn) and ``eta_star``.
+    report: called with ``STAGES[0]`` and ``STAGES[1]`` as each begins.
+    """
     report(STAGES[0])
     data = make_synthetic(
         config.n,
@@ -126,15 +131,24 @@ def _explore(
         seed=config.seed,
     )
     report(STAGES[1])
+    eta_star = step_size_threshold(data.X, data.y, config.vocab_size, config.d)
+    model = CLSAttention(config.vocab_size, config.d, seed=config.seed, dtype=torch.float64)
+    model.E.data.copy_(one_step_embeddings(model, data.X, data.y, config.step_factor * eta_star))
+    return data, model, eta_star
+
+
+def _explore(
+    config: ExplorerConfig,
+    report: Callable[[str], None],
+) -> ExplorerResult:
+    """The body of ``explore`` for a validated config."""
+    data, model, eta_star = stepped_case(config, report)
     V = config.vocab_size
-    eta_star = step_size_threshold(data.X, data.y, V, config.d)
     step_size = config.step_factor * eta_star
-    model = CLSAttention(V, config.d, seed=config.seed, dtype=torch.float64)
-    E1 = one_step_embeddings(model, data.X, data.y, step_size)
+    E1 = model.E.detach().clone()
     v = model.v.detach()
     alpha = signed_frequency(data.X, data.y, V).numpy()
     values = (E1 @ v).numpy()
-    model.E.data.copy_(E1)
 
     report(STAGES[2])
     try:

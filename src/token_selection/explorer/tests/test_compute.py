@@ -218,3 +218,30 @@ def test_optimal_fraction_counts_the_sequences_whose_best_token_is_relevant():
     assert optimal_fraction(values, X, y, relevant) == 0.75
     tie = np.array([0.0, 0.5, -1.0, 0.5, 3.0])  # sequence 0: relevant 0.5 ties irrelevant 0.5: not strictly above
     assert optimal_fraction(tie, X[:1], y[:1], relevant[:1]) == 0.0
+
+
+def test_stepped_case_is_the_explorers_setting_before_p_trains(reference):
+    stages = []
+    config = ExplorerConfig.from_settings(delta=0.0, d=512, T=8, p_steps=5000)
+    data, model, eta_star = compute_module.stepped_case(config, stages.append)
+
+    assert stages == list(STAGES[:2])
+    assert eta_star == reference.eta_star
+    assert model.E.dtype == torch.float64 and not model.p.detach().any()
+    np.testing.assert_array_equal((model.E.detach() @ model.v.detach()).numpy(), reference.values)
+    np.testing.assert_array_equal(data.token_class.numpy(), reference.token_class)
+
+
+def test_stepped_case_reads_every_setting_of_its_config():
+    base = ExplorerConfig.from_settings(delta=0.3, d=48, T=6, n=40, vocab_size=30, seed=3, step_factor=2.0, zipf=1.5)
+    data, model, eta_star = compute_module.stepped_case(base)
+    assert tuple(data.X.shape) == (40, 6) and tuple(model.E.shape) == (30, 48)
+    assert eta_star == step_size_threshold(data.X, data.y, 30, 48)
+    drawn = make_synthetic(40, 6, 30, 0.3, zipf=1.5, seed=3)
+    assert torch.equal(data.X, drawn.X) and torch.equal(data.y, drawn.y)
+    initial = CLSAttention(30, 48, seed=3, dtype=torch.float64)
+    expected = one_step_embeddings(initial, drawn.X, drawn.y, lr=2.0 * eta_star)
+    torch.testing.assert_close(model.E.detach(), expected, rtol=0, atol=0)
+    for field, value in (("seed", 4), ("step_factor", 3.0), ("zipf", 1.0), ("delta", 0.5)):
+        other = ExplorerConfig.from_settings(**{**base.__dict__, field: value})
+        assert not torch.equal(compute_module.stepped_case(other)[1].E.detach(), model.E.detach()), field
