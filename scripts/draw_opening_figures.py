@@ -129,8 +129,8 @@ def draw_01(ns: dict):
     right.set_xlabel("|p|")
     right.set_ylabel("logit f(X)")
     right.set_title("f tends to the top word's value")
-    right.set_ylim(-1.0, 1.1)  # room under the curves for the legend
-    right.legend(fontsize=7.5, loc="lower left")  # under every curve, off their rise at |p| ~ 1 to 10
+    right.set_ylim(-1.75, 1.1)  # room under the lowest curve (-1/2) for the legend
+    right.legend(fontsize=7.5, loc="lower center")  # under every curve, off each of them
     for ax in (left, right):
         _small(ax)
     fig.tight_layout()

@@ -88,13 +88,22 @@ def listed(items: Any) -> str:
 
 def folded(markdown: str, summary: str) -> str:
     """``markdown`` folded under a one-line ``summary`` (an HTML ``<details>`` element): closed when the page opens,
-    in the book and in Jupyter or Colab alike. The blank lines around ``markdown`` let it render as Markdown inside.
-    An empty ``markdown`` stays empty (nothing to fold)."""
+    in the book and in Jupyter or Colab alike. The classes are those of the book's own dropdowns (sphinx-design), so
+    both look alike in the book; Jupyter ignores them. The blank lines around ``markdown`` let it render as Markdown
+    inside. An empty ``markdown`` stays empty (nothing to fold)."""
     if not summary.strip():
         raise ValueError("summary must name what is folded, got an empty string")
     if not markdown.strip():
         return ""
-    return f"<details>\n<summary>{html.escape(summary)}</summary>\n\n{markdown.strip()}\n\n</details>"
+    return (
+        f'<details class="{DROPDOWN_CLASSES}">\n<summary class="sd-summary-title sd-card-header">'
+        f'{html.escape(summary)}</summary>\n<div class="sd-summary-content sd-card-body">\n\n{markdown.strip()}\n\n'
+        "</div>\n</details>"
+    )
+
+
+DROPDOWN_CLASSES = "sd-sphinx-override sd-dropdown sd-card sd-mb-3"
+"""The classes of a dropdown in the built book (sphinx-design's ``{dropdown}``), given to ``folded``'s element."""
 
 
 TAG_START = re.compile(r" (?=\[(?:abstract|discussion|inferred|derived|ours)[\]:])")

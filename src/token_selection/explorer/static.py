@@ -148,8 +148,10 @@ def _layout(grid: dict, point: dict) -> dict:
                             showarrow=False, font=dict(size=14)))  # fmt: skip
     # in every frame, shown only where p_mm does not exist: an animation merges a frame's annotations into the figure's
     # by position, so a note that some frames lacked would stay on screen after a frame that had it
-    annotations.append(dict(text="no max-margin direction", x=0.5, y=0.3, xref="x2 domain", yref="y2 domain",
-                            showarrow=False, font=dict(color="#8b0000"), visible=point["cos_final"] is None))  # fmt: skip
+    # on a white ground: the attention curves of the panel may pass under it
+    annotations.append(dict(text="no max-margin direction", x=0.5, y=0.7, xref="x2 domain", yref="y2 domain",
+                            showarrow=False, font=dict(color="#8b0000"), bgcolor="rgba(255, 255, 255, 0.85)",
+                            visible=point["cos_final"] is None))  # fmt: skip
     steps = [s for s in point["step"] if s > 0]
     return dict(
         meta=frame_name(*state),

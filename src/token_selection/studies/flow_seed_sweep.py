@@ -51,21 +51,29 @@ def discretisations(settings: dict[str, Any]) -> list[str]:
     return [f"euler_{k}" for k in settings["refinements"]] + [method.lower() for method in settings["solvers"]]
 
 
-STEP_RULES = ("fixed_eta", "fixed_tau")
-"""How the step on E depends on d: the reference eta at every d (the default), or the reference multiple of eta*."""
+STEP_RULES = ("fixed_eta", "fixed_tau", "tau")
+"""How the step on E depends on d: the reference eta at every d (the default), the reference multiple of eta*, or a
+given multiple ``settings["tau"]`` of eta* on each seed's own data."""
 
 
 def reference_case(seed: int, d: int, settings: dict[str, Any]) -> Any:
-    """The ``ReferenceCase`` of ``seed`` at dimension ``d`` under ``settings["step_rule"]`` (default "fixed_eta": the
-    reference eta; "fixed_tau": eta times sqrt(512 / d), since eta* falls like 1/sqrt(d) on the same data, the same
-    multiple of eta* as the reference step at its own d)."""
+    """The ``ReferenceCase`` of ``seed`` at dimension ``d``, with sequences of ``settings["length"]`` tokens (default:
+    the reference T = 8), under ``settings["step_rule"]`` (default "fixed_eta": the reference eta; "fixed_tau": eta
+    times sqrt(512 / d), since eta* falls like 1/sqrt(d) on the same data, the same multiple of eta* as the reference
+    step at its own d; "tau": ``settings["tau"]`` times the eta* of the seed's own data at d)."""
+    from ..theory.one_step import step_size_threshold
     from ..theory.synthetic import ReferenceCase
 
     rule = settings.get("step_rule", "fixed_eta")
     if rule not in STEP_RULES:
         raise ValueError(f"step_rule must be one of {STEP_RULES}, got {rule!r}")
-    case = ReferenceCase(seed=seed, d=d)
-    return replace(case, eta=case.eta * math.sqrt(ReferenceCase.d / d)) if rule == "fixed_tau" else case
+    case = ReferenceCase(seed=seed, d=d, T=settings.get("length", ReferenceCase.T))
+    if rule == "fixed_tau":
+        return replace(case, eta=case.eta * math.sqrt(ReferenceCase.d / d))
+    if rule == "tau":
+        data = case.data()
+        return replace(case, eta=settings["tau"] * step_size_threshold(data.X, data.y, case.vocab_size, d))
+    return case
 
 
 def run_seed(d: int, seed: int, settings: dict[str, Any]) -> dict[str, dict[str, Any]]:

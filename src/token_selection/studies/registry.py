@@ -13,6 +13,7 @@ from .flow_discretisation import FLOW_PROTOCOL, flow_settings, run_flow_discreti
 from .flow_seed_sweep import FLOW_SWEEP_PROTOCOL, flow_sweep_settings, run_flow_seed_sweep
 from .global_local import GLOBAL_LOCAL_PROTOCOL, global_local_settings, run_global_local
 from .interactions import NEGATION_PROTOCOL, negation_settings, run_negation
+from .long_sequences import LONG_SEQUENCES_PROTOCOL, long_sequence_settings, run_long_sequences
 from .past_floor import PAST_FLOOR_PROTOCOL, past_floor_settings, run_past_floor
 from .pool import Track, untracked
 from .random_start import RANDOM_START_PROTOCOL, random_start_settings, run_random_start
@@ -37,6 +38,7 @@ STUDIES: dict[str, Study] = {
     "random_start": Study(random_start_settings, run_random_start, RANDOM_START_PROTOCOL),
     "past_floor": Study(past_floor_settings, run_past_floor, PAST_FLOOR_PROTOCOL),
     "flow_fixed_tau": Study(fixed_tau_settings, run_fixed_tau, FIXED_TAU_PROTOCOL),
+    "flow_long_sequences": Study(long_sequence_settings, run_long_sequences, LONG_SEQUENCES_PROTOCOL),
 }
 
 

@@ -63,8 +63,10 @@ def test_folded_wraps_markdown_in_a_closed_details_element():
 
     text = folded("- `a` (full): protocol\n- `b` (fast): missing\n", "How each record was made <2>")
     assert text == (
-        "<details>\n<summary>How each record was made &lt;2&gt;</summary>\n\n"
-        "- `a` (full): protocol\n- `b` (fast): missing\n\n</details>"
+        '<details class="sd-sphinx-override sd-dropdown sd-card sd-mb-3">\n'
+        '<summary class="sd-summary-title sd-card-header">How each record was made &lt;2&gt;</summary>\n'
+        '<div class="sd-summary-content sd-card-body">\n\n'
+        "- `a` (full): protocol\n- `b` (fast): missing\n\n</div>\n</details>"
     )
     assert folded("  \n", "notes") == ""
     with pytest.raises(ValueError, match="summary must name"):

@@ -227,7 +227,8 @@ def test_a_point_without_p_mm_says_so_in_panel_two(hand_grid):
     layout = _layout(hand_grid, hand_grid["points"][0])
     note = layout["annotations"][-1]
     assert note["text"] == "no max-margin direction" and len(layout["annotations"]) == 5
-    assert (note["x"], note["y"], note["xref"], note["yref"]) == (0.5, 0.3, "x2 domain", "y2 domain")
+    assert (note["x"], note["y"], note["xref"], note["yref"]) == (0.5, 0.7, "x2 domain", "y2 domain")
+    assert note["bgcolor"].startswith("rgba(255, 255, 255")  # legible over the curves
     assert note["showarrow"] is False and note["font"] == {"color": "#8b0000"} and note["visible"] is True
     assert _layout(hand_grid, _point(4, step=[0]))["xaxis2"]["range"] == [0.0, 1.0]  # no step to show: one decade
     # step 1 alone is shown: log10(1) = 0, and the axis ends 0.05 decade past it

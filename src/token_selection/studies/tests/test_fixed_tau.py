@@ -74,9 +74,9 @@ def test_the_fixed_tau_step_is_the_reference_multiple_of_eta_star_at_every_d(d):
 
 def test_the_step_rule_defaults_to_the_reference_eta_and_an_unknown_rule_is_named():
     assert reference_case(0, 2048, {}).eta == 200.0
-    assert STEP_RULES == ("fixed_eta", "fixed_tau")
-    with pytest.raises(ValueError, match=r"step_rule must be one of \('fixed_eta', 'fixed_tau'\), got 'tau'"):
-        reference_case(0, 2048, {"step_rule": "tau"})
+    assert STEP_RULES == ("fixed_eta", "fixed_tau", "tau")
+    with pytest.raises(ValueError, match=r"step_rule must be one of \('fixed_eta', 'fixed_tau', 'tau'\), got 'fixed'"):
+        reference_case(0, 2048, {"step_rule": "fixed"})
 
 
 def test_a_fast_run_counts_every_seed_both_ways():
