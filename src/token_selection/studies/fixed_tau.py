@@ -40,14 +40,12 @@ def run_fixed_tau(settings: dict[str, Any], track: Track = untracked, jobs: int 
 
 
 def reached_counts(metrics: dict[str, Any]) -> dict[int, dict[str, dict[str, Any]]]:
-    """The runs that reach p_mm in the study's ``metrics``, for every dimension they hold, in order, and every way:
+    """The runs that reach p_mm in the study's ``metrics`` (or in any flow sweep's), for every dimension they hold,
+    from the smallest (a record read back from JSON has its keys sorted as strings), and every way:
     {d: {way: {"passed", "trials", "ci95"}}} (ways: ``metrics["discretisations"]``)."""
     ways = metrics["discretisations"]
-    return {
-        int(key[1:]): {way: metrics[key][way]["counts"]["reached"] for way in ways}
-        for key in metrics
-        if key[0] == "d" and key[1:].isdigit()
-    }
+    dimensions = sorted(int(key[1:]) for key in metrics if key[0] == "d" and key[1:].isdigit())
+    return {d: {way: metrics[f"d{d}"][way]["counts"]["reached"] for way in ways} for d in dimensions}
 
 
 FIXED_TAU_PROTOCOL = (

@@ -71,8 +71,11 @@ def reference_case(seed: int, d: int, settings: dict[str, Any]) -> Any:
     if rule == "fixed_tau":
         return replace(case, eta=case.eta * math.sqrt(ReferenceCase.d / d))
     if rule == "tau":
+        tau = settings.get("tau")
+        if isinstance(tau, bool) or not isinstance(tau, (int, float)) or not tau > 0:
+            raise ValueError(f"the step rule 'tau' needs settings['tau'], a positive number, got {tau!r}")
         data = case.data()
-        return replace(case, eta=settings["tau"] * step_size_threshold(data.X, data.y, case.vocab_size, d))
+        return replace(case, eta=tau * step_size_threshold(data.X, data.y, case.vocab_size, d))
     return case
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..scale import is_full
 from ..theory.thresholds import DIRECTION_COSINE, SELECTED_ATTENTION
+from .fixed_tau import reached_counts
 from .flow_seed_sweep import flow_sweep_settings, run_flow_seed_sweep
 from .pool import Track, untracked
 
@@ -56,17 +57,9 @@ def run_long_sequences(settings: dict[str, Any], track: Track = untracked, jobs:
 
 
 def reached_by_tau(metrics: dict[str, Any]) -> dict[float, dict[int, dict[str, dict[str, Any]]]]:
-    """The runs that reach p_mm in the study's ``metrics``: {tau: {d: {way: {"passed", "trials", "ci95"}}}}, taus and
-    dimensions in the record's order (ways: each sweep's ``discretisations``)."""
-    out: dict[float, dict[int, dict[str, dict[str, Any]]]] = {}
-    for tau in metrics["taus"]:
-        sweep = metrics[f"tau{tau:g}"]
-        out[float(tau)] = {
-            int(key[1:]): {way: sweep[key][way]["counts"]["reached"] for way in sweep["discretisations"]}
-            for key in sweep
-            if key[0] == "d" and key[1:].isdigit()
-        }
-    return out
+    """The runs that reach p_mm in the study's ``metrics``: {tau: {d: {way: {"passed", "trials", "ci95"}}}}, taus in
+    the record's order, dimensions from the smallest (``fixed_tau.reached_counts`` of each tau's sweep)."""
+    return {float(tau): reached_counts(metrics[f"tau{tau:g}"]) for tau in metrics["taus"]}
 
 
 LONG_SEQUENCES_PROTOCOL = (

@@ -88,7 +88,7 @@ def test_a_fast_run_counts_every_seed_both_ways():
         assert counts["trials"] == 2 and 0 <= counts["passed"] <= 2
 
 
-def test_reached_counts_reads_every_dimension_and_way_of_the_metrics_in_order():
+def test_reached_counts_reads_every_dimension_and_way_of_the_metrics_from_the_smallest_dimension():
     def column(passed: int) -> dict:
         return {"counts": {"reached": {"passed": passed, "trials": 5, "ci95": [0.1, 0.9]}, "selects": {"passed": 5}}}
 
@@ -98,7 +98,7 @@ def test_reached_counts_reads_every_dimension_and_way_of_the_metrics_in_order():
         "d1024": {"euler_1": column(2), "dop853": column(1), "changed_seeds": []},
     }
     counts = reached_counts(metrics)
-    assert list(counts) == [4096, 1024]  # the record's order; "discretisations" is no dimension
+    assert list(counts) == [1024, 4096]  # from the smallest; "discretisations" is no dimension
     assert counts[1024] == {"euler_1": column(2)["counts"]["reached"], "dop853": column(1)["counts"]["reached"]}
     assert counts[4096]["dop853"]["passed"] == 4 and set(counts[4096]) == {"euler_1", "dop853"}
 
