@@ -18,10 +18,6 @@ KNOWN_HARMLESS_CONSOLE_ERRORS: dict[str, str] = {
     # Chromium reports every request that the test itself blocked (see `open_page`); those URLs are
     # asserted separately (there must be none), so the console echo of a block adds nothing.
     "net::ERR_FAILED": "echo of a request blocked by the test harness",
-    # sphinx-thebe (loaded by Jupyter Book 1 whether or not live code is used) adds its inline
-    # configuration script twice; the second `const` declaration fails. Live code (thebe) is not
-    # used by this book, so nothing depends on that script.
-    "Identifier 'THEBE_JS_URL' has already been declared": "sphinx-thebe config script included twice",
 }
 
 RAW_MATH = re.compile(r"\$\$.+?\$\$|(?<![\w$])\$[^$\s][^$\n]{0,200}?[^$\s\\]\$(?![\w$])|\\\(|\\\[")
