@@ -3,7 +3,8 @@
 sphinx-thebe adds its configuration script (``const THEBE_JS_URL = ...``) and its loader each time the build
 environment is about to read documents, and a Jupyter Book build reads them more than once. A page that declares the
 same ``const`` twice logs a JavaScript error in every browser console. This drops a script that is, attribute for
-attribute, one the page already has, and keeps the first.
+attribute, one the page already has (an inline script's missing file is None in one copy and "" in the other), and
+keeps the first.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ from sphinx.application import Sphinx
 
 
 def script_key(script: Any) -> tuple:
-    """What makes two scripts the same: the file (None for an inline one) and every attribute, the inline body included."""
+    """What makes two scripts the same: the file and every attribute, the inline body included. An inline script has
+    no file, which Sphinx writes as None or as "" depending on who added it: both count as none."""
     attributes = getattr(script, "attributes", {})
-    return (str(getattr(script, "filename", script)), tuple(sorted((k, str(v)) for k, v in attributes.items())))
+    filename = getattr(script, "filename", script) or ""
+    return (str(filename), tuple(sorted((k, str(v)) for k, v in attributes.items())))
 
 
 def unique_scripts(scripts: list) -> list:
