@@ -226,6 +226,26 @@ def draw_04b(ns: dict):
     return fig, {"seeds": float(len(unit)), "unit_reached": float(unit.sum()), "flow_reached": float(flow.sum())}
 
 
+# Chapter 4c: normalised GD stopped at the float64 floor, and the same run left to go on past it.
+def draw_04c(ns: dict):
+    stopped, unstopped = ns["history_normalized"].as_arrays(), ns["history_unstopped"].as_arrays()
+    fig, ax = plt.subplots(figsize=SIZE)
+    ax.semilogx(unstopped["step"] + 1, unstopped["cosine"], color="tab:red", lw=1.2, label="left to run")
+    ax.semilogx(stopped["step"] + 1, stopped["cosine"], color="tab:blue", lw=2.2, label="stopped at the float64 floor")
+    ax.axvline(stopped["step"][-1] + 1, color="gray", lw=1, ls=":")
+    ax.set_xlabel("normalised-GD step + 1")
+    ax.set_ylabel(r"$\cos(p, p_{\mathrm{mm}})$")
+    ax.set_title("past the floor the direction drifts off p_mm")
+    ax.legend(fontsize=7.5, loc="lower right")
+    _small(ax)
+    fig.tight_layout()
+    return fig, {
+        "stop_step": float(stopped["step"][-1]),
+        "stopped_cosine": float(stopped["cosine"][-1]),
+        "unstopped_final_cosine": float(unstopped["cosine"][-1]),
+    }
+
+
 # Chapter 10: where normalised GD on p ends, by kind of start.
 def draw_10(ns: dict):
     rows = ns["rows"]
@@ -428,6 +448,18 @@ OPENINGS = (
         "Four rows of dots, one per seed, against the initial lean: green dots for runs that select every relevant "
         "token, red crosses for one-sided ends, at d = 512 and d = 2048, with unit steps and under the flow",
         records=("flow_seed_sweep.fast.json", "flow_seed_sweep.full.json"),
+    ),
+    Opening(
+        "04c_floor",
+        "ch4c-fig-opening",
+        ("import token_selection.theory.training", "case = REFERENCE_CASE", "unstopped = case.model_after_one_step("),
+        draw_04c,
+        (),
+        "The numerical limit",
+        "Normalised GD on $p$ reaches $p_{\\mathrm{mm}}$ and stops where float64 can no longer compute the gradient "
+        "(blue); left to run past that floor, the same run follows rounding noise and its direction drifts away (red)",
+        "Line plot of the cosine between p and the max-margin direction against the step, log scale: the stopped run "
+        "rises to about one and ends at a dotted line; the run left to go on follows it, then falls away",
     ),
     Opening(
         "06_imdb",
