@@ -129,8 +129,8 @@ def draw_01(ns: dict):
     right.set_xlabel("|p|")
     right.set_ylabel("logit f(X)")
     right.set_title("f tends to the top word's value")
-    right.set_ylim(-1.75, 1.1)  # room under the lowest curve (-1/2) for the legend
-    right.legend(fontsize=7.5, loc="lower center")  # under every curve, off each of them
+    right.set_ylim(-1.35, 1.1)  # room under the lowest curve (-1/2) for the legend
+    right.legend(fontsize=7, loc="lower right")  # under every curve, off each of them
     for ax in (left, right):
         _small(ax)
     fig.tight_layout()
@@ -201,7 +201,7 @@ def draw_04(ns: dict):
     for ax in (ax1, ax2):
         ax.set_xlabel(r"signed frequency $\alpha_s$")
         _small(ax)
-    ax1.legend(fontsize=7.5, markerscale=0.6)
+    ax1.legend(fontsize=6.5, markerscale=0.6, loc="lower right")  # the values rise: the lower right is empty
     fig.tight_layout()
     relevant = (data.token_class != 0).numpy()
     return fig, {
