@@ -56,6 +56,11 @@ STEP_RULES = ("fixed_eta", "fixed_tau", "tau")
 given multiple ``settings["tau"]`` of eta* on each seed's own data."""
 
 
+def is_positive_number(value: Any) -> bool:
+    """Whether ``value`` is a positive int or float (a bool is not a number here): a step's multiple of eta*."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
+
+
 def reference_case(seed: int, d: int, settings: dict[str, Any]) -> Any:
     """The ``ReferenceCase`` of ``seed`` at dimension ``d``, with sequences of ``settings["length"]`` tokens (default:
     the reference T = 8), under ``settings["step_rule"]`` (default "fixed_eta": the reference eta; "fixed_tau": eta
@@ -72,7 +77,7 @@ def reference_case(seed: int, d: int, settings: dict[str, Any]) -> Any:
         return replace(case, eta=case.eta * math.sqrt(ReferenceCase.d / d))
     if rule == "tau":
         tau = settings.get("tau")
-        if isinstance(tau, bool) or not isinstance(tau, (int, float)) or not tau > 0:
+        if not is_positive_number(tau):
             raise ValueError(f"the step rule 'tau' needs settings['tau'], a positive number, got {tau!r}")
         data = case.data()
         return replace(case, eta=tau * step_size_threshold(data.X, data.y, case.vocab_size, d))
@@ -80,10 +85,10 @@ def reference_case(seed: int, d: int, settings: dict[str, Any]) -> Any:
 
 
 def run_seed(d: int, seed: int, settings: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """One seed of the reference case at dimension ``d`` (its step on E the reference's eta, or with ``settings["step_rule"]``
-    "fixed_tau" that eta times sqrt(512 / d), the same multiple of eta*), every discretisation: cos(p, p_mm) with the all-relevant
-    max-margin direction, the worst sequence's attention on its relevant token, chapter 4's judgement, the arc length
-    travelled and the solver's field evaluations (0 for Euler)."""
+    """One seed of the reference case at dimension ``d`` (built by ``reference_case`` under ``settings``: its length,
+    its step rule), every discretisation: cos(p, p_mm) with the all-relevant max-margin direction, the worst
+    sequence's attention on its relevant token, chapter 4's judgement, the arc length travelled and the solver's field
+    evaluations (0 for Euler)."""
     from ..theory.max_margin import solve_max_margin
 
     torch.set_num_threads(1)

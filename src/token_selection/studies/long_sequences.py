@@ -14,7 +14,7 @@ from typing import Any
 from ..scale import is_full
 from ..theory.thresholds import DIRECTION_COSINE, SELECTED_ATTENTION
 from .fixed_tau import reached_counts
-from .flow_seed_sweep import flow_sweep_settings, run_flow_seed_sweep
+from .flow_seed_sweep import flow_sweep_settings, is_positive_number, run_flow_seed_sweep
 from .pool import Track, untracked
 
 RECORD = "flow_long_sequences"
@@ -47,12 +47,12 @@ def run_long_sequences(settings: dict[str, Any], track: Track = untracked, jobs:
     if settings.get("step_rule") != "tau":
         raise ValueError(f"step_rule must be 'tau', got {settings.get('step_rule')!r}")
     taus = settings.get("taus")
-    if not taus or any(not isinstance(t, (int, float)) or isinstance(t, bool) or t <= 0 for t in taus):
+    if not taus or not all(is_positive_number(t) for t in taus):
         raise ValueError(f"taus must be a non-empty list of positive numbers, got {taus!r}")
     metrics: dict[str, Any] = {"taus": list(taus)}
+    one_sweep = {k: v for k, v in settings.items() if k != "taus"}
     for tau in taus:
-        at_tau = {k: v for k, v in settings.items() if k != "taus"}
-        metrics[f"tau{tau:g}"] = run_flow_seed_sweep({**at_tau, "tau": tau}, track, jobs)
+        metrics[f"tau{tau:g}"] = run_flow_seed_sweep({**one_sweep, "tau": tau}, track, jobs)
     return metrics
 
 
