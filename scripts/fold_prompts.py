@@ -14,6 +14,9 @@ from typing import Any
 
 FOLDED = "hide-input"
 WHOLE = "hide-cell"
+OUTPUT_ONLY = "hide-output"
+"""A cell whose output alone is folded keeps the prompts written by hand: what its output is, a table or a list of
+runs, is not in its source, so no rule can name it."""
 CHECKS = ("Show the checks", "Hide the checks")
 DRAWING = ("Show the code that draws the figure", "Hide the code that draws the figure")
 FIGURE = ("Show the figure and its code", "Hide the figure and its code")
@@ -56,6 +59,8 @@ def label_fold(cell: Any, asserts: bool) -> bool:
     metadata = cell.setdefault("metadata", {})
     tags = metadata.get("tags", [])
     folded = FOLDED in tags or WHOLE in tags
+    if OUTPUT_ONLY in tags and not folded:
+        return False
     wanted = prompts(cell.get("source", ""), asserts, whole=WHOLE in tags) if folded else None
     settings = metadata.get("mystnb", {})
     present = (settings.get("code_prompt_show"), settings.get("code_prompt_hide"))

@@ -109,3 +109,12 @@ def test_a_cell_folded_whole_that_draws_nothing_keeps_the_default(source, assert
 )
 def test_a_cell_that_mostly_computes_says_so(source, expected):
     assert fp.prompts(source, asserts=True) == expected
+
+
+def test_a_cell_whose_output_alone_is_folded_keeps_the_prompts_written_by_hand():
+    made = cell("table", "remove-input", "hide-output", code_prompt_show="Show every count", code_prompt_hide="Hide")
+    assert not fp.label_fold(made, asserts=False)
+    assert made.metadata["mystnb"] == {"code_prompt_show": "Show every count", "code_prompt_hide": "Hide"}
+    folded_too = cell(CHECK, "hide-input", "hide-output", code_prompt_show="mine", code_prompt_hide="mine")
+    assert fp.label_fold(folded_too, asserts=True)  # a folded input still follows the rule
+    assert folded_too.metadata["mystnb"]["code_prompt_show"] == fp.CHECKS[0]
