@@ -97,10 +97,10 @@ def _plot_against_importance():
     return plot_against_importance
 
 
-def _plot_lean_ends():
-    from token_selection.theory.plots import plot_lean_ends
+def _plot_share_by_dimension():
+    from token_selection.theory.plots import plot_share_by_dimension
 
-    return plot_lean_ends
+    return plot_share_by_dimension
 
 
 def _binned_plot_helpers():
@@ -211,27 +211,32 @@ def draw_04(ns: dict):
     }
 
 
-# Chapter 4b: each seed's initial lean, and whether its run selects every relevant token, with unit steps and under
-# the flow, at the two dimensions (the chapter's lean figure).
+# Chapter 4b: along the flow, the share of seeds that reach p_mm against the dimension, for sequences of 8 and of
+# 32 tokens (the chapter's figure of its counts).
 def draw_04b(ns: dict):
-    ends = ns["ends"]
+    lines = ns["flow_by_d"]
     fig, ax = plt.subplots(figsize=SIZE)
-    _plot_lean_ends()(ax, ns["leans"], ends, size=22)
-    ax.set_ylim(len(ends) - 0.4, -1.1)  # the first row on top, room for the legend above it
-    ax.set_title("which seeds miss, against their initial lean")
-    ax.legend(fontsize=7.5, loc="upper center", ncol=2, frameon=False)
+    _plot_share_by_dimension()(ax, lines)
+    ax.set_title("how often the flow reaches p_mm, against d")
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3, frameon=False)  # below the axes
     _small(ax)
     fig.tight_layout()
-    unit, flow = ends[(ns["small_d"], "unit steps")], ends[(ns["small_d"], "flow")]
-    return fig, {"seeds": float(len(unit)), "unit_reached": float(unit.sum()), "flow_reached": float(flow.sum())}
+    short, long15, _ = lines.values()
+    small, large = min(long15), max(long15)
+    return fig, {
+        "short_share_smallest_d": float(short[small][0]),
+        "long_share_smallest_d": float(long15[small][0]),
+        "long_share_largest_d": float(long15[large][0]),
+    }
 
 
-# Chapter 4c: normalised GD stopped at the float64 floor, and the same run left to go on past it.
+# Chapter 4c: normalised GD stopped at the float64 floor, and the same run left to go on past it (in the colours and
+# words of the chapter's figure: the first curve drawn blue, the second orange).
 def draw_04c(ns: dict):
     stopped, unstopped = ns["history_normalized"].as_arrays(), ns["history_unstopped"].as_arrays()
     fig, ax = plt.subplots(figsize=SIZE)
-    ax.semilogx(unstopped["step"] + 1, unstopped["cosine"], color="tab:red", lw=1.2, label="left to run")
-    ax.semilogx(stopped["step"] + 1, stopped["cosine"], color="tab:blue", lw=2.2, label="stopped at the float64 floor")
+    ax.semilogx(unstopped["step"] + 1, unstopped["cosine"], color="tab:blue", lw=1.2, label="not stopped")
+    ax.semilogx(stopped["step"] + 1, stopped["cosine"], color="tab:orange", lw=2.2, label="stopped at the float64 floor")
     ax.axvline(stopped["step"][-1] + 1, color="gray", lw=1, ls=":")
     ax.set_xlabel("normalised-GD step + 1")
     ax.set_ylabel(r"$\cos(p, p_{\mathrm{mm}})$")
@@ -438,16 +443,23 @@ OPENINGS = (
     Opening(
         "04b_numerics",
         "ch4b-fig-opening",
-        ("import token_selection.theory.training", "sweep = []", "sweep_scale = shown_scale("),
+        ("import token_selection.theory.training", "flow_by_d = {"),
         draw_04b,
-        (_plot_lean_ends,),
-        "Why some seeds miss: the initial lean",
-        "Each seed's initial lean (how far the first gradient on $p$ points along $\\pm v$) and how its run ends: with "
-        "unit steps, on these seeds, the ones that end one-sided leaned furthest (a tendency over few misses), and the "
-        "flow misses more seeds",
-        "Four rows of dots, one per seed, against the initial lean: green dots for runs that select every relevant "
-        "token, red crosses for one-sided ends, at d = 512 and d = 2048, with unit steps and under the flow",
-        records=("flow_seed_sweep.fast.json", "flow_seed_sweep.full.json"),
+        (_plot_share_by_dimension,),
+        "How often p reaches the max-margin direction",
+        "Along the gradient flow, the share of seeds whose $p$ reaches $p_{\\mathrm{mm}}$ against the dimension: with "
+        "sequences of 8 tokens every seed reaches it from $d = 1024$ on; with 32 tokens a larger dimension helps, "
+        "and some seeds still miss at $d = 4096$",
+        "Line plot of the share of seeds reaching the max-margin direction against the embedding dimension, one line "
+        "for sequences of 8 tokens that rises to 1 from d = 1024 on, two lines for 32 tokens that end below 1 at d = 4096",
+        records=(
+            "flow_seed_sweep.fast.json",
+            "flow_seed_sweep.full.json",
+            "flow_fixed_tau.fast.json",
+            "flow_fixed_tau.full.json",
+            "flow_long_sequences.fast.json",
+            "flow_long_sequences.full.json",
+        ),
     ),
     Opening(
         "04c_floor",
@@ -457,7 +469,8 @@ OPENINGS = (
         (),
         "The numerical limit",
         "Normalised GD on $p$ reaches $p_{\\mathrm{mm}}$ and stops where float64 can no longer compute the gradient "
-        "(blue); left to run past that floor, the same run follows rounding noise and its direction drifts away (red)",
+        "(orange); not stopped, the same run goes past that floor, follows rounding noise and its direction drifts away "
+        "(blue)",
         "Line plot of the cosine between p and the max-margin direction against the step, log scale: the stopped run "
         "rises to about one and ends at a dotted line; the run left to go on follows it, then falls away",
     ),

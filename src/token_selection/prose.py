@@ -97,13 +97,22 @@ def folded(markdown: str, summary: str) -> str:
         return ""
     return (
         f'<details class="{DROPDOWN_CLASSES}">\n<summary class="sd-summary-title sd-card-header">'
-        f'{html.escape(summary)}</summary>\n<div class="sd-summary-content sd-card-body">\n\n{markdown.strip()}\n\n'
+        f'<span class="sd-summary-text">{html.escape(summary)}</span>{CHEVRON}</summary>\n'
+        f'<div class="sd-summary-content sd-card-body">\n\n{markdown.strip()}\n\n'
         "</div>\n</details>"
     )
 
 
 DROPDOWN_CLASSES = "sd-sphinx-override sd-dropdown sd-card sd-mb-3"
 """The classes of a dropdown in the built book (sphinx-design's ``{dropdown}``), given to ``folded``'s element."""
+CHEVRON = (
+    '<span class="sd-summary-state-marker sd-summary-chevron-right"><svg version="1.1" width="1.5em" height="1.5em" '
+    'class="sd-octicon sd-octicon-chevron-right" viewBox="0 0 24 24" aria-hidden="true"><path d="M8.72 18.78a.75.75 0 '
+    "0 1 0-1.06L14.44 12 8.72 6.28a.751.751 0 0 1 .018-1.042.751.751 0 0 1 1.042-.018l6.25 6.25a.75.75 0 0 1 0 "
+    '1.06l-6.25 6.25a.75.75 0 0 1-1.06 0Z"></path></svg></span>'
+)
+"""The chevron at the right of a sphinx-design dropdown's title (its octicon, as the book's own dropdowns carry it),
+which turns when the dropdown opens: ``folded``'s title carries it too."""
 
 
 TAG_START = re.compile(r" (?=\[(?:abstract|discussion|inferred|derived|ours)[\]:])")

@@ -64,7 +64,8 @@ def test_folded_wraps_markdown_in_a_closed_details_element():
     text = folded("- `a` (full): protocol\n- `b` (fast): missing\n", "How each record was made <2>")
     assert text == (
         '<details class="sd-sphinx-override sd-dropdown sd-card sd-mb-3">\n'
-        '<summary class="sd-summary-title sd-card-header">How each record was made &lt;2&gt;</summary>\n'
+        '<summary class="sd-summary-title sd-card-header"><span class="sd-summary-text">How each record was made &lt;2&gt;'
+        f"</span>{prose.CHEVRON}</summary>\n"
         '<div class="sd-summary-content sd-card-body">\n\n'
         "- `a` (full): protocol\n- `b` (fast): missing\n\n</div>\n</details>"
     )

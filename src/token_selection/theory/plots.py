@@ -165,3 +165,23 @@ def plot_training_curves(
             ax.set_yscale("log")
         ax.set_xlabel("step + 1 (log scale)")
         ax.set_ylabel(TRAINING_QUANTITIES[quantity])
+
+
+def plot_share_by_dimension(ax: Axes, lines: Mapping[str, Mapping[int, tuple[float, float, float]]]) -> None:
+    """One line per label of ``lines``: the share of seeds whose run reaches the max-margin direction against the
+    dimension d on a log2 axis, with its interval as an error bar. ``lines[label][d]`` is ``(share, low, high)``;
+    the dimensions are drawn in increasing order whatever the mapping's order (a record read back from JSON sorts
+    its keys as strings)."""
+    every_d: set[int] = set()
+    for label, by_d in lines.items():
+        dims = sorted(by_d)
+        every_d.update(dims)
+        share, low, high = (np.array([by_d[d][k] for d in dims], dtype=float) for k in range(3))
+        if np.any(low > share + 1e-12) or np.any(share > high + 1e-12):  # rounding at 0 and 1
+            raise ValueError(f"plot_share_by_dimension: the interval of '{label}' does not hold its share")
+        ax.errorbar(dims, share, yerr=[share - low, high - share], marker="o", capsize=3, label=label)
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(sorted(every_d), [str(d) for d in sorted(every_d)])
+    ax.set_ylim(-0.05, 1.05)
+    ax.set_xlabel("embedding dimension d")
+    ax.set_ylabel("share of seeds reaching $p_{\\mathrm{mm}}$")

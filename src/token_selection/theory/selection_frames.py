@@ -192,11 +192,13 @@ COMPASS_FONT = 10
 
 
 def _draw_compass(ax: Axes, direction: np.ndarray) -> None:
-    """An inset in the upper right: the unit circle of the (v_hat, p_mm_hat) plane and p_hat's projection on it."""
+    """An inset in the upper right: the unit circle of the (v_hat, p_mm_hat) plane, its two axes, and p_hat's
+    projection on it."""
     inset = ax.inset_axes([0.66, 0.6, 0.33, 0.38])
     circle = np.linspace(0, 2 * np.pi, 100)
     inset.plot(np.cos(circle), np.sin(circle), color="lightgray", lw=0.8)
     inset.plot([0, 0], [0, 1], ":", color="black", lw=1)
+    inset.plot([0, 1], [0, 0], ":", color="black", lw=1)  # the v_hat axis, which the label names
     inset.annotate(r"$\hat p_{\mathrm{mm}}$", (0, 1), xytext=(4, -12), textcoords="offset points", fontsize=COMPASS_FONT)
     inset.annotate(r"$\hat v$", (1, 0), xytext=(-14, 4), textcoords="offset points", fontsize=COMPASS_FONT)
     if float(np.linalg.norm(direction)) > 0:

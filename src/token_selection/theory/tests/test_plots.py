@@ -19,6 +19,7 @@ from token_selection.theory.plots import (
     plot_against_importance,
     plot_lean_ends,
     plot_loglog_fit,
+    plot_share_by_dimension,
     plot_training_curves,
 )
 from token_selection.theory.synthetic import REFERENCE_CASE
@@ -292,4 +293,30 @@ def test_plot_lean_ends_puts_each_seed_on_its_row_green_where_it_selects_red_whe
     (zero,) = ax.get_lines()
     assert list(zero.get_xdata()) == [0, 0]
     assert ax.get_xlabel() == r"initial lean $\cos(-\nabla_p L, v)$ at $p = 0$"
+    plt.close(fig)
+
+
+def test_plot_share_by_dimension_draws_each_line_in_increasing_d_with_its_interval():
+    fig, ax = plt.subplots()
+    lines = {
+        "T = 8": {1024: (1.0, 0.96, 1.0), 512: (0.54, 0.44, 0.63)},  # unsorted, as from JSON
+        "T = 32": {512: (0.0, 0.0, 0.16), 2048: (0.15, 0.05, 0.36), 4096: (0.55, 0.34, 0.74)},
+    }
+    plot_share_by_dimension(ax, lines)
+    assert [line.get_label() for line in ax.containers] == ["T = 8", "T = 32"]
+    first = ax.containers[0].lines[0]  # the data line of T = 8
+    np.testing.assert_allclose(np.asarray(first.get_xdata(), dtype=float), [512, 1024])
+    np.testing.assert_allclose(np.asarray(first.get_ydata(), dtype=float), [0.54, 1.0])
+    bars = ax.containers[1].lines[2][0].get_segments()  # the T = 32 error bars, one per d
+    np.testing.assert_allclose([seg[:, 1] for seg in bars], [[0.0, 0.16], [0.05, 0.36], [0.34, 0.74]])
+    assert ax.get_xscale() == "log"
+    assert [tick.get_text() for tick in ax.get_xticklabels()] == ["512", "1024", "2048", "4096"]
+    plt.close(fig)
+
+
+@pytest.mark.parametrize("bad", [(0.5, 0.6, 0.9), (0.5, 0.1, 0.4)])
+def test_plot_share_by_dimension_refuses_an_interval_that_misses_its_share(bad):
+    fig, ax = plt.subplots()
+    with pytest.raises(ValueError, match="'T = 8'"):
+        plot_share_by_dimension(ax, {"T = 8": {512: bad}})
     plt.close(fig)

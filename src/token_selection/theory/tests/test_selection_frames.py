@@ -113,11 +113,13 @@ def test_the_compass_draws_the_unit_circle_the_mm_axis_and_p_in_its_styles(train
     inset = axes[-1].child_axes[0]
     assert tuple(inset.get_xlim()) == (-1.15, 1.15) and tuple(inset.get_ylim()) == (-1.15, 1.15)
     assert inset.get_aspect() == 1.0 and list(inset.get_xticks()) == [] and list(inset.get_yticks()) == []
-    circle, axis = inset.get_lines()
+    circle, axis, v_axis = inset.get_lines()
     assert len(circle.get_xdata()) == 100 and np.allclose(np.hypot(circle.get_xdata(), circle.get_ydata()), 1.0)
     assert circle.get_color() == "lightgray" and circle.get_linewidth() == 0.8
     assert list(axis.get_xdata()) == [0, 0] and list(axis.get_ydata()) == [0, 1]
     assert axis.get_linestyle() == ":" and axis.get_color() == "black" and axis.get_linewidth() == 1
+    assert list(v_axis.get_xdata()) == [0, 1] and list(v_axis.get_ydata()) == [0, 0]
+    assert v_axis.get_linestyle() == ":" and v_axis.get_color() == "black" and v_axis.get_linewidth() == 1
     names = {t.get_text(): t for t in inset.texts if t.get_text()}
     assert tuple(names[r"$\hat p_{\mathrm{mm}}$"].xy) == (0, 1) and tuple(names[r"$\hat v$"].xy) == (1, 0)
     assert tuple(names[r"$\hat p_{\mathrm{mm}}$"].get_position()) == (4, -12)
