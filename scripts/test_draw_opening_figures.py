@@ -96,3 +96,18 @@ def test_a_marker_that_names_no_cell_or_two_is_an_error():
             assert marker in str(error) and "exactly one must" in str(error)
         else:
             raise AssertionError(f"{marker!r} should not pick a cell")
+
+
+def test_every_caption_names_a_section_its_chapter_has():
+    import nbformat
+
+    for opening in draw_opening_figures.OPENINGS:
+        chapter = nbformat.read(draw_opening_figures.NOTEBOOKS / f"{opening.chapter}.ipynb", as_version=4)
+        headings = {
+            line.lstrip("#").strip()
+            for cell in chapter.cells
+            if cell.cell_type == "markdown"
+            for line in cell.source.splitlines()
+            if line.startswith("#")
+        }
+        assert opening.section in headings, f"{opening.chapter}: no section named {opening.section!r}"
