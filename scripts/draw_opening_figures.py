@@ -448,8 +448,8 @@ OPENINGS = (
         (_plot_share_by_dimension,),
         "Every count, with its denominator",
         "Along the gradient flow, the share of seeds whose $p$ reaches $p_{\\mathrm{mm}}$ against the dimension: with "
-        "sequences of 8 tokens every seed reaches it from $d = 1024$ on; with 32 tokens a larger dimension helps, "
-        "and some seeds still miss at $d = 4096$",
+        "sequences of 8 tokens every seed reaches it from $d = 1024$ on; with 32 tokens some seeds still miss at "
+        "$d = 4096$, at either step",
         "Line plot of the share of seeds reaching the max-margin direction against the embedding dimension, one line "
         "for sequences of 8 tokens that rises to 1 from d = 1024 on, two lines for 32 tokens that end below 1 at d = 4096",
         records=(

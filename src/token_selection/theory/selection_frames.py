@@ -101,7 +101,7 @@ def class_race(
 
 
 RACE_LINES = {
-    "lean": ("k", "-", r"lean $\cos(p, v)$"),
+    "lean": ("k", "-", r"tilt $\cos(p, v)$"),
     "worst +1": ("tab:red", "-", "worst attention, class +1"),
     "worst -1": ("tab:blue", "--", "worst attention, class -1"),
 }
@@ -118,6 +118,7 @@ def plot_class_race(ax: Axes, race: Mapping[str, np.ndarray], title: str) -> Non
     ax.axhline(0, color="gray", lw=0.5)
     ax.set_xscale("log")
     ax.set_xlabel("step + 1 (log scale)")
+    ax.set_ylabel("cosine (black), attention (red, blue)")
     ax.set_title(title, fontsize=10)
 
 

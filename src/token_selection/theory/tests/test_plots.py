@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import torch
 from matplotlib.colors import to_hex
+from matplotlib.markers import MarkerStyle
 
 import token_selection as ts
 from token_selection.theory.plots import (
@@ -319,4 +320,45 @@ def test_plot_share_by_dimension_refuses_an_interval_that_misses_its_share(bad):
     fig, ax = plt.subplots()
     with pytest.raises(ValueError, match="'T = 8'"):
         plot_share_by_dimension(ax, {"T = 8": {512: bad}})
+    plt.close(fig)
+
+
+def test_plot_share_by_dimension_styles_its_axes_and_points():
+    fig, ax = plt.subplots()
+    plot_share_by_dimension(ax, {"T = 8": {512: (1, 0.9, 1), 2048: (0, 0, 0.1)}})  # ints: drawn as floats
+    (container,) = ax.containers
+    data_line = container.lines[0]
+    assert data_line.get_marker() == "o" and np.asarray(data_line.get_ydata()).dtype == float
+    caps = container.lines[1]
+    assert len(caps) == 2 and all(cap.get_markersize() == 2 * 3 for cap in caps)  # capsize 3 points, both ends
+    assert ax.get_xscale() == "log" and ax.xaxis.get_transform().base == 2
+    assert ax.get_ylim() == (-0.05, 1.05)
+    assert ax.get_xlabel() == "embedding dimension d"
+    assert ax.get_ylabel() == "share of seeds reaching $p_{\\mathrm{mm}}$"
+    plt.close(fig)
+
+
+def test_plot_share_by_dimension_takes_a_share_on_either_end_of_its_interval():
+    fig, ax = plt.subplots()
+    plot_share_by_dimension(ax, {"at the ends": {512: (0.2, 0.2, 0.5), 1024: (0.5, 0.2, 0.5)}})
+    np.testing.assert_allclose(ax.containers[0].lines[2][0].get_segments()[1][:, 1], [0.2, 0.5])
+    with pytest.raises(ValueError):
+        plot_share_by_dimension(ax, {"below": {512: (0.2, 0.2 + 1e-9, 0.5)}})
+    with pytest.raises(ValueError):
+        plot_share_by_dimension(ax, {"above": {512: (0.5 + 1e-9, 0.2, 0.5)}})
+    plt.close(fig)
+
+
+def test_plot_lean_ends_draws_crosses_half_transparent_dots_and_a_zero_line():
+    fig, ax = plt.subplots()
+    plot_lean_ends(ax, {512: [1, -1]}, {(512, "flow"): [1, 0]})  # ints and 0/1: read as float leans and bool ends
+    dots, crosses = ax.collections
+    np.testing.assert_allclose(dots.get_offsets(), [[1.0, 0]])
+    np.testing.assert_allclose(crosses.get_offsets(), [[-1.0, 0]])
+    assert dots.get_alpha() == 0.7 and dots.get_sizes().tolist() == [40.0] and crosses.get_sizes().tolist() == [80.0]
+    assert to_hex(dots.get_facecolor()[0], keep_alpha=False) == to_hex("tab:green")
+    assert to_hex(crosses.get_facecolor()[0]) == to_hex("tab:red")
+    assert crosses.get_paths()[0].vertices.shape == MarkerStyle("x").get_path().vertices.shape
+    (zero,) = ax.get_lines()
+    assert list(zero.get_xdata()) == [0, 0] and to_hex(zero.get_color()) == to_hex("gray") and zero.get_linewidth() == 0.8
     plt.close(fig)

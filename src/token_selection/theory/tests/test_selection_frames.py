@@ -296,6 +296,7 @@ def test_plot_class_race_draws_the_three_series_against_the_step_plus_one():
     assert (zero.get_color(), zero.get_linewidth()) == ("gray", 0.5)
     assert ax.title.get_fontsize() == 10
     assert ax.get_xscale() == "log" and ax.get_title() == "seed 3" and ax.get_xlabel().startswith("step + 1")
+    assert ax.get_ylabel() == "cosine (black), attention (red, blue)"
     assert ax.get_lines()[3].get_ydata()[0] == 0  # the zero line
     plt.close(fig)
 
