@@ -443,7 +443,7 @@ OPENINGS = (
     Opening(
         "04b_numerics",
         "ch4b-fig-opening",
-        ("import token_selection.theory.training", "flow_by_d = {"),
+        ("import token_selection.theory.training", "flow_by_d, unit_by_d = "),
         draw_04b,
         (_plot_share_by_dimension,),
         "Every count, with its denominator",

@@ -109,7 +109,8 @@ RACE_LINES = {
 
 
 def plot_class_race(ax: Axes, race: Mapping[str, np.ndarray], title: str) -> None:
-    """The three series of ``class_race`` against ``step + 1`` on a log axis (step 0 shows), titled ``title``."""
+    """The three series of ``class_race`` against ``step + 1`` on a log axis (step 0 shows), titled ``title``; the
+    y-axis is named on a panel in the first column only (or on an axes that is not a subplot)."""
     missing = [key for key in ("step", *RACE_LINES) if key not in race]
     if missing:
         raise ValueError(f"race must be a result of class_race; it lacks {missing}")
@@ -118,7 +119,9 @@ def plot_class_race(ax: Axes, race: Mapping[str, np.ndarray], title: str) -> Non
     ax.axhline(0, color="gray", lw=0.5)
     ax.set_xscale("log")
     ax.set_xlabel("step + 1 (log scale)")
-    ax.set_ylabel("cosine (black), attention (red, blue)")
+    spec = ax.get_subplotspec()
+    if spec is None or spec.is_first_col():  # one label per row of panels, clear of the titles beside it
+        ax.set_ylabel("cosine (black), attention (red, blue)")
     ax.set_title(title, fontsize=10)
 
 

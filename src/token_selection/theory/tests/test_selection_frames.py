@@ -306,3 +306,20 @@ def test_plot_class_race_names_the_series_a_race_lacks():
     with pytest.raises(ValueError, match=r"lacks \['worst -1'\]"):
         plot_class_race(ax, {"step": [0], "lean": [0], "worst +1": [0]}, "t")
     plt.close(fig)
+
+
+def test_plot_class_race_names_the_y_axis_in_the_first_column_only():
+    race = {"step": np.array([0, 1]), "lean": np.zeros(2), "worst +1": np.ones(2), "worst -1": np.ones(2)}
+    fig, axes = plt.subplots(2, 2)
+    for ax in axes.flat:
+        plot_class_race(ax, race, "t")
+    assert [ax.get_ylabel() for ax in axes.flat] == [
+        "cosine (black), attention (red, blue)",
+        "",
+        "cosine (black), attention (red, blue)",
+        "",
+    ]
+    alone = fig.add_axes((0.4, 0.4, 0.1, 0.1))  # not a subplot
+    plot_class_race(alone, race, "t")
+    assert alone.get_ylabel().startswith("cosine")
+    plt.close(fig)
