@@ -178,8 +178,11 @@ def plot_share_by_dimension(ax: Axes, lines: Mapping[str, Mapping[int, tuple[flo
         every_d.update(dims)
         share, low, high = (np.array([by_d[d][k] for d in dims], dtype=float) for k in range(3))
         if np.any(low > share + 1e-12) or np.any(share > high + 1e-12):  # rounding at 0 and 1
-            raise ValueError(f"plot_share_by_dimension: the interval of '{label}' does not hold its share")
-        ax.errorbar(dims, share, yerr=[share - low, high - share], marker="o", capsize=3, label=label)
+            raise ValueError(
+                f"plot_share_by_dimension: the interval of '{label}' does not hold its share (need low <= share <= high)"
+            )
+        below, above = np.clip(share - low, 0, None), np.clip(high - share, 0, None)  # no negative bar from rounding
+        ax.errorbar(dims, share, yerr=[below, above], marker="o", capsize=3, label=label)
     ax.set_xscale("log", base=2)
     ax.set_xticks(sorted(every_d), [str(d) for d in sorted(every_d)])
     ax.set_ylim(-0.05, 1.05)

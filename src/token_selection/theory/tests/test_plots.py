@@ -342,7 +342,9 @@ def test_plot_share_by_dimension_takes_a_share_on_either_end_of_its_interval():
     fig, ax = plt.subplots()
     plot_share_by_dimension(ax, {"at the ends": {512: (0.2, 0.2, 0.5), 1024: (0.5, 0.2, 0.5)}})
     np.testing.assert_allclose(ax.containers[0].lines[2][0].get_segments()[1][:, 1], [0.2, 0.5])
-    with pytest.raises(ValueError):
+    plot_share_by_dimension(ax, {"rounded": {512: (1.0, 0.96, 1.0 - 1e-13)}})  # within rounding: drawn, bar 0
+    assert ax.containers[-1].lines[2][0].get_segments()[0][1, 1] == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="low <= share <= high"):
         plot_share_by_dimension(ax, {"below": {512: (0.2, 0.2 + 1e-9, 0.5)}})
     with pytest.raises(ValueError):
         plot_share_by_dimension(ax, {"above": {512: (0.5 + 1e-9, 0.2, 0.5)}})
