@@ -53,8 +53,8 @@ class Tables(HTMLParser):
             self._cell = None
 
     def handle_data(self, data: str) -> None:
-        if self._cell is not None:
-            self._cell.append(data)
+        if self._cell is not None:  # the page sets a leading minus as U+2212 (book/_ext/minus_signs.py)
+            self._cell.append(data.replace("\u2212", "-"))
 
 
 def page_tables(chapter: str) -> list[tuple[str, list[list[str]]]]:

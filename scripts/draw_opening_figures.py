@@ -446,7 +446,7 @@ OPENINGS = (
         ("import token_selection.theory.training", "flow_by_d, unit_by_d = "),
         draw_04b,
         (_plot_share_by_dimension,),
-        "Every count, with its denominator",
+        "Condition B: a larger dimension, at the same relative step",
         "Along the gradient flow, the share of seeds whose $p$ reaches $p_{\\mathrm{mm}}$ against the dimension: with "
         "sequences of 8 tokens every seed reaches it from $d = 1024$ on; with 32 tokens some seeds still miss at "
         "$d = 4096$, at either step",
