@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from ..theory.thresholds import DIRECTION_COSINE, SELECTED_ATTENTION
 from .result import ExplorerResult
 
@@ -74,3 +76,24 @@ def what_to_notice(result: ExplorerResult) -> str:
             f"p converges to p_mm (cos {cos:.3f}) and {selection}"
         )
     return prefix + f"{selection}, but the direction of p is still off p_mm (cos {cos:.3f}) when training stops"
+
+
+_SHOWN = (  # (pattern, replacement), in this order: the sentence's plain-text maths as a reader's page sets it
+    (r"\bdelta=", "δ = "),
+    (r"\bd=(\d)", r"d = \1"),
+    (r"\bT=(\d)", r"T = \1"),
+    (r"\bE\.v\b", "E·v"),
+    (r"\|v\|\^2", "‖v‖²"),
+    (r"\bsqrt\((\w)\)", r"√\1"),
+    (r"\balpha\b", "α"),
+    (r"\beta\b", "η"),
+    (r" \* ", " · "),
+)
+
+
+def shown_notice(notice: str) -> str:
+    """``notice`` as the explorer shows it: its plain-text maths (delta=, E.v, alpha, eta, |v|^2, sqrt(d), *)
+    set in Unicode (δ = , E·v, α, η, ‖v‖², √d, ·). Plain text still, so it can be escaped or wrapped like the original."""
+    for pattern, replacement in _SHOWN:
+        notice = re.sub(pattern, replacement, notice)
+    return notice

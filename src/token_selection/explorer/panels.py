@@ -19,6 +19,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from ..theory.plots import CLASS_COLORS, CLASS_LABELS, plot_against_importance
+from .notice import shown_notice
 from .result import ExplorerResult
 
 SCORE_PATTERNS = {
@@ -149,10 +150,11 @@ def figure_png(fig: Figure, dpi: int = 80) -> bytes:
 
 
 def notice_html(notice: str):
-    """The sentence as a displayable paragraph (a display, not a print, so it stays below its figure)."""
+    """The sentence as a displayable paragraph (a display, not a print, so it stays below its figure), its plain-text
+    maths set in Unicode (``notice.shown_notice``)."""
     from IPython.display import HTML
 
-    return HTML(f"<p><b>What to notice:</b> {html.escape(notice)}.</p>")
+    return HTML(f"<p><b>What to notice:</b> {html.escape(shown_notice(notice))}.</p>")
 
 
 def show_panels(result: ExplorerResult) -> None:

@@ -26,6 +26,7 @@ from plotly.subplots import make_subplots
 from ..theory.plots import CLASS_COLORS, CLASS_LABELS
 from .config import DEFAULT_CONFIG
 from .grid import grid_point
+from .notice import shown_notice
 from .panels import scores_title
 
 ELEMENT_ID = "ch5-explorer"
@@ -136,7 +137,7 @@ def _sliders(grid: dict, state: tuple) -> list[dict]:
 def _layout(grid: dict, point: dict) -> dict:
     """What changes with the point besides the traces: sliders, axis ranges, titles and sentences."""
     state = (point["delta"], point["d"], point["T"])
-    notice = "<br>".join(textwrap.wrap(f"What to notice: {point['notice']}.", LINE_CHARACTERS))
+    notice = "<br>".join(textwrap.wrap(f"What to notice: {shown_notice(point['notice'])}.", LINE_CHARACTERS))
     titles = (*PANEL_TITLES[:2], scores_title(point["ep"], grid["token_class"], first_line=PANEL_TITLES[2], newline="<br>"))
     annotations = [
         dict(text=title, x=x, y=1.0, xref="paper", yref="paper", xanchor="center", yanchor="bottom", showarrow=False,

@@ -13,7 +13,8 @@ import pytest
 
 from token_selection.explorer.compute import ExplorerResult, explore
 from token_selection.explorer.config import ExplorerConfig
-from token_selection.explorer.notice import NOISY_ALIGNMENT, what_to_notice
+from token_selection.explorer.grid import read_grid
+from token_selection.explorer.notice import NOISY_ALIGNMENT, shown_notice, what_to_notice
 from token_selection.theory.thresholds import DIRECTION_COSINE
 
 
@@ -177,3 +178,23 @@ def test_each_real_explore_result_carries_its_own_sentence(base):
     real = explore(0.0, 512, 8, p_steps=30)
     assert real.notice == what_to_notice(real)
     assert real.notice.startswith("delta=0, d=512, T=8: ")
+
+
+@pytest.mark.parametrize(
+    ("plain", "shown"),
+    [
+        ("delta=0.3, d=64, T=16: E.v follows alpha", "δ = 0.3, d = 64, T = 16: E·v follows α"),
+        ("a step of 0.3 eta* beats it", "a step of 0.3 η* beats it"),
+        ("eta/2 * |v|^2 * std(alpha) = 3.9 against 1/sqrt(d) = 0.25", "η/2 · ‖v‖² · std(α) = 3.9 against 1/√d = 0.25"),
+        *((words, words) for words in ("p_mm, beta, theta, metadata, alphabet", "d=x, E.values, delta = 0, a*b")),
+    ],
+)
+def test_the_shown_sentence_sets_its_maths_and_leaves_other_words(plain, shown):
+    assert shown_notice(plain) == shown
+
+
+def test_every_sentence_of_the_grid_is_shown_without_its_plain_maths():
+    for notice in {point["notice"] for point in read_grid()["points"]}:
+        shown = shown_notice(notice)
+        for plain in ("delta=", "E.v", "alpha", " eta", "|v|^2", "sqrt("):
+            assert plain not in shown, (plain, shown)
