@@ -105,8 +105,8 @@ def _traces(point: dict, token_class: list[int]) -> list[dict]:
 def _numbers(point: dict, step_factor: float) -> str:
     """The key numbers of a point, one line each for the one step and the training of p."""
     step = (
-        f"one step of {step_factor:g} eta* (eta* = {point['eta_star']:.3g}, eta = {point['eta']:.4g}): "
-        f"corr(E.v, alpha) = {point['corr']:.4g}, predicted {point['corr_pred']:.4g}"
+        f"one step of {step_factor:g} η* (η* = {point['eta_star']:.3g}, η = {point['eta']:.4g}): "
+        f"corr(E·v, α) = {point['corr']:.4g}, predicted {point['corr_pred']:.4g}"
     )
     if point["cos_final"] is None:
         training = "training p: no max-margin direction p_mm"
