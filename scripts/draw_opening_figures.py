@@ -235,8 +235,11 @@ def draw_04b(ns: dict):
 def draw_04c(ns: dict):
     stopped, unstopped = ns["history_normalized"].as_arrays(), ns["history_unstopped"].as_arrays()
     fig, ax = plt.subplots(figsize=SIZE)
-    ax.semilogx(unstopped["step"] + 1, unstopped["cosine"], color="tab:blue", lw=1.2, label="not stopped")
-    ax.semilogx(stopped["step"] + 1, stopped["cosine"], color="tab:orange", lw=2.2, label="stopped at the float64 floor")
+    moved_u, moved_s = unstopped["p_norm"] > 0, stopped["p_norm"] > 0  # p = 0 has no direction: no cosine there
+    ax.semilogx(unstopped["step"][moved_u] + 1, unstopped["cosine"][moved_u], color="tab:blue", lw=1.2, label="not stopped")
+    ax.semilogx(
+        stopped["step"][moved_s] + 1, stopped["cosine"][moved_s], color="tab:orange", lw=2.2, label="stopped at the float64 floor"
+    )
     ax.axvline(stopped["step"][-1] + 1, color="gray", lw=1, ls=":")
     ax.set_xlabel("normalised-GD step + 1")
     ax.set_ylabel(r"$\cos(p, p_{\mathrm{mm}})$")

@@ -17,6 +17,7 @@ from .long_sequences import LONG_SEQUENCES_PROTOCOL, long_sequence_settings, run
 from .past_floor import PAST_FLOOR_PROTOCOL, past_floor_settings, run_past_floor
 from .pool import Track, untracked
 from .random_start import RANDOM_START_PROTOCOL, random_start_settings, run_random_start
+from .small_step import SMALL_STEP_PROTOCOL, run_small_step, small_step_settings
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,7 @@ STUDIES: dict[str, Study] = {
     "past_floor": Study(past_floor_settings, run_past_floor, PAST_FLOOR_PROTOCOL),
     "flow_fixed_tau": Study(fixed_tau_settings, run_fixed_tau, FIXED_TAU_PROTOCOL),
     "flow_long_sequences": Study(long_sequence_settings, run_long_sequences, LONG_SEQUENCES_PROTOCOL),
+    "flow_small_step": Study(small_step_settings, run_small_step, SMALL_STEP_PROTOCOL),
 }
 
 

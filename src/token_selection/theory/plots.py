@@ -147,7 +147,8 @@ def plot_training_curves(
 
     histories: label -> ``PTrainingHistory`` from ``train_cls``; quantities: names of its
     series (keys of ``TRAINING_QUANTITIES``). The x axis is ``step + 1`` so that step 0
-    shows on the log axis. Quantities named in ``log_y`` get a log y axis.
+    shows on the log axis. Quantities named in ``log_y`` get a log y axis. The cosine is drawn only where
+    ``p`` is non-zero: at ``p = 0`` (the usual start) it has no direction, and the history's 0 there is a placeholder.
     """
     if len(axes) != len(quantities):
         raise ValueError(f"need one axis per quantity: got {len(axes)} axes for {len(quantities)} quantities")
@@ -159,7 +160,8 @@ def plot_training_curves(
     for ax, quantity in zip(axes, quantities, strict=True):
         for label, history in histories.items():
             series = history.as_arrays()
-            ax.plot(series["step"] + 1, series[quantity], marker=".", label=label)
+            drawn = series["p_norm"] > 0 if quantity == "cosine" else np.ones(len(series["step"]), dtype=bool)
+            ax.plot(series["step"][drawn] + 1, series[quantity][drawn], marker=".", label=label)
         ax.set_xscale("log")
         if quantity in log_y:
             ax.set_yscale("log")

@@ -69,6 +69,21 @@ def test_plot_training_curves_uses_log_steps(reference_case):
     plt.close(fig)
 
 
+def test_the_cosine_is_drawn_only_where_p_has_moved_and_other_quantities_everywhere(reference_case):
+    data, _ = reference_case
+    model = REFERENCE_CASE.model_after_one_step(data.X, data.y)  # p = 0: the first point has no direction
+    history = ts.train_cls(model, data.X, data.y, steps=7, lr=1.0, method="normalized", relevant=data.relevant)
+    series = history.as_arrays()
+    assert series["p_norm"][0] == 0 and (series["p_norm"][1:] > 0).all()
+    fig, axes = plt.subplots(1, 2)
+    plot_training_curves(axes, {"a": history}, ("cosine", "mean_relevant_attention"))
+    cosine_line, attention_line = axes[0].get_lines()[0], axes[1].get_lines()[0]
+    np.testing.assert_allclose(cosine_line.get_xdata(), series["step"][1:] + 1)
+    np.testing.assert_allclose(cosine_line.get_ydata(), series["cosine"][1:])
+    np.testing.assert_allclose(attention_line.get_xdata(), series["step"] + 1)
+    plt.close(fig)
+
+
 @pytest.mark.parametrize(
     "call, message",
     [

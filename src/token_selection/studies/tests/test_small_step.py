@@ -1,0 +1,93 @@
+"""The flow sweep of the reference case at smaller steps on E: its settings, hypothesis 1 per seed, and the counts of
+misses with and without it."""
+
+from __future__ import annotations
+
+import pytest
+
+from token_selection.studies import STUDIES
+from token_selection.studies.flow_seed_sweep import flow_sweep_settings, reference_case
+from token_selection.studies.small_step import (
+    RECORD,
+    SMALL_STEP_PROTOCOL,
+    TAUS,
+    keeps_hypothesis_1,
+    misses_by_hypothesis,
+    run_small_step,
+    small_step_settings,
+)
+
+OWN = ("dimensions", "taus", "refinements", "solvers", "step_rule")
+
+
+@pytest.mark.parametrize(("scale", "seeds"), [("fast", 5), ("full", 100)])
+def test_the_settings_are_the_sweep_s_at_the_reference_d_and_two_smaller_steps(scale, seeds):
+    settings = small_step_settings(scale)
+    assert settings["dimensions"] == [512] and settings["seeds"] == list(range(seeds)) and "length" not in settings
+    assert (settings["taus"], settings["step_rule"], settings["refinements"], settings["solvers"]) == (
+        [4.0, 8.0],
+        "tau",
+        [1],
+        ["DOP853"],
+    )
+    base = flow_sweep_settings(scale)
+    assert {k: v for k, v in settings.items() if k not in OWN} == {k: v for k, v in base.items() if k not in OWN}
+    assert TAUS == (4.0, 8.0)
+
+
+def test_the_study_is_registered_under_its_record_name():
+    study = STUDIES[RECORD]
+    assert study.settings is small_step_settings and study.run is run_small_step
+    assert "tau = 4 and 8" in SMALL_STEP_PROTOCOL and "hypothesis 1" in SMALL_STEP_PROTOCOL
+
+
+def _gaps(seed: int, tau: float):
+    data, model = reference_case(seed, 512, {"step_rule": "tau", "tau": tau}).build()
+    values = model.token_values().detach()[data.X]
+    own = values[data.relevant]  # one relevant position per sequence, in row order
+    return data.y.double()[:, None] * (own[:, None] - values), data.relevant
+
+
+@pytest.mark.parametrize(("seed", "tau"), [(0, 4.0), (1, 4.0), (1, 8.0), (2, 15.0)])
+def test_hypothesis_1_holds_exactly_when_every_other_position_scores_a_smaller_signed_value(seed, tau):
+    gaps, relevant = _gaps(seed, tau)
+    assert keeps_hypothesis_1(seed, 512, {"step_rule": "tau", "tau": tau}) == bool(gaps[~relevant].min() > 0)
+
+
+def test_a_small_step_breaks_hypothesis_1_on_some_seed_that_a_larger_one_keeps():
+    # seed 1 of the fast record: at 4 eta* some sequence's relevant token is not its best, at 8 eta* every one is
+    assert not keeps_hypothesis_1(1, 512, {"step_rule": "tau", "tau": 4.0})
+    assert keeps_hypothesis_1(1, 512, {"step_rule": "tau", "tau": 8.0})
+
+
+def test_run_adds_hypothesis_1_per_seed_to_every_tau_and_dimension(monkeypatch):
+    import token_selection.studies.small_step as module
+
+    def sweep(settings, track, jobs):
+        return {"taus": settings["taus"], **{f"tau{t:g}": {"d512": {"dop853": {}}} for t in settings["taus"]}}
+
+    monkeypatch.setattr(module, "run_long_sequences", sweep)
+    monkeypatch.setattr(module, "keeps_hypothesis_1", lambda seed, d, s: (seed + int(s["tau"])) % 3 == 0)
+    settings = {**small_step_settings("fast"), "taus": [4.0, 8.0], "seeds": [0, 1, 2, 5]}
+    metrics = run_small_step(settings)
+    assert metrics["tau4"]["d512"]["hypothesis_1"] == [False, False, True, True]
+    assert metrics["tau8"]["d512"]["hypothesis_1"] == [False, True, False, False]
+
+
+def test_the_misses_are_split_by_hypothesis_1_per_tau_and_dimension_in_order():
+    def entry(reached, h1):
+        return {"dop853": {"reached": reached}, "euler_1": {"reached": [True] * len(reached)}, "hypothesis_1": h1}
+
+    metrics = {
+        "taus": [8.0, 4.0],
+        "tau8": {"d1024": entry([True, False], [True, True]), "d512": entry([False, False, True], [True, False, False])},
+        "tau4": {"d512": entry([True, True, False, False, False], [False, True, True, False, True])},
+    }
+    counts = misses_by_hypothesis(metrics)
+    assert list(counts) == [8.0, 4.0] and list(counts[8.0]) == [512, 1024]
+    assert counts[8.0][512] == {"trials": 3, "reached": 1, "missed with hypothesis 1": 1, "missed without it": 1,
+                                "without hypothesis 1": 2}  # fmt: skip
+    assert counts[8.0][1024] == {"trials": 2, "reached": 1, "missed with hypothesis 1": 1, "missed without it": 0,
+                                 "without hypothesis 1": 0}  # fmt: skip
+    assert counts[4.0][512]["missed with hypothesis 1"] == 2 and counts[4.0][512]["missed without it"] == 1
+    assert misses_by_hypothesis(metrics, "euler_1")[4.0][512]["reached"] == 5
