@@ -180,8 +180,9 @@ def draw_03(ns: dict):
     for ax in (ax0, ax1):
         ax.set_xlabel(r"signed frequency $\alpha_s$")
         _small(ax)
-    ax1.legend(fontsize=7.5, loc="upper left", markerscale=0.6)
-    fig.tight_layout()
+    # below both panels: inside either one it would cover points
+    fig.legend(*ax1.get_legend_handles_labels(), fontsize=7.5, loc="lower center", ncol=4, markerscale=0.6, frameon=False)
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
     return fig, {"correlation": corr, "slope": float(slope), "noise_std": float((E0 @ v).std())}
 
 
