@@ -145,6 +145,7 @@ MODULES: dict[str, list[str]] = {
     "studies/flow_seed_sweep.py": _tests("studies", "test_flow_seed_sweep", "test_fixed_tau", "test_long_sequences"),
     "studies/fixed_tau.py": _tests("studies", "test_fixed_tau", "test_long_sequences"),
     "studies/long_sequences.py": _tests("studies", "test_long_sequences"),
+    "studies/small_step.py": _tests("studies", "test_small_step"),
     "studies/random_start.py": _tests("studies", "test_random_start"),
     "studies/past_floor.py": _tests("studies", "test_past_floor"),
     "studies/pool.py": _tests("studies", "test_pool"),
