@@ -110,12 +110,17 @@ RACE_LINES = {
 
 def plot_class_race(ax: Axes, race: Mapping[str, np.ndarray], title: str) -> None:
     """The three series of ``class_race`` against ``step + 1`` on a log axis (step 0 shows), titled ``title``; the
-    y-axis is named on a panel in the first column only (or on an axes that is not a subplot)."""
+    y-axis is named on a panel in the first column only (or on an axes that is not a subplot). The tilt is not drawn
+    at a step-0 frame where it is 0: a run from p = 0 has no direction there."""
     missing = [key for key in ("step", *RACE_LINES) if key not in race]
     if missing:
         raise ValueError(f"race must be a result of class_race; it lacks {missing}")
+    steps = np.asarray(race["step"])
     for key, (color, style, label) in RACE_LINES.items():
-        ax.plot(np.asarray(race["step"]) + 1, race[key], color=color, ls=style, label=label)
+        values = np.asarray(race[key], dtype=float)
+        # a run from p = 0 has no direction at step 0: its tilt there is a placeholder 0, not drawn
+        drawn = ~((steps == 0) & (values == 0)) if key == "lean" else np.ones(len(steps), dtype=bool)
+        ax.plot(steps[drawn] + 1, values[drawn], color=color, ls=style, label=label)
     ax.axhline(0, color="gray", lw=0.5)
     ax.set_xscale("log")
     ax.set_xlabel("step + 1 (log scale)")

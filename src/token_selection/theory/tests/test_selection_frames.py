@@ -287,7 +287,10 @@ def test_plot_class_race_draws_the_three_series_against_the_step_plus_one():
     plot_class_race(ax, race, "seed 3")
     lines = ax.get_lines()[:3]
     assert [line.get_label() for line in lines] == [label for _, _, label in RACE_LINES.values()]
-    for line, key in zip(lines, RACE_LINES, strict=True):
+    # the tilt is 0 at step 0 (p = 0 has no direction): not drawn there; the attentions are drawn everywhere
+    np.testing.assert_array_equal(lines[0].get_xdata(), [5, 10])
+    np.testing.assert_array_equal(lines[0].get_ydata(), [0.5, 0.2])
+    for line, key in zip(lines[1:], list(RACE_LINES)[1:], strict=True):
         np.testing.assert_array_equal(line.get_xdata(), [1, 5, 10])
         np.testing.assert_array_equal(line.get_ydata(), race[key])
     assert [line.get_linestyle() for line in lines] == ["-", "-", "--"]
@@ -298,6 +301,24 @@ def test_plot_class_race_draws_the_three_series_against_the_step_plus_one():
     assert ax.get_xscale() == "log" and ax.get_title() == "seed 3" and ax.get_xlabel().startswith("step + 1")
     assert ax.get_ylabel() == "cosine (black), attention (red, blue)"
     assert ax.get_lines()[3].get_ydata()[0] == 0  # the zero line
+    plt.close(fig)
+
+
+@pytest.mark.parametrize(
+    ("steps", "tilt", "drawn"),
+    [
+        ([0, 3], [0.2, 0.4], [1, 4]),  # a start away from p = 0 has a tilt at step 0
+        ([2, 3], [0.0, 0.4], [3, 4]),  # a tilt of 0 after step 0 is a value
+        ([0, 0, 5], [0.0, 0.3, 0.1], [1, 6]),  # only the step-0 zero is left out
+    ],
+)
+def test_plot_class_race_leaves_out_only_a_zero_tilt_at_step_0(steps, tilt, drawn):
+    race = {"step": np.array(steps), "lean": np.array(tilt), "worst +1": np.ones(len(steps)),
+            "worst -1": np.ones(len(steps))}  # fmt: skip
+    fig, ax = plt.subplots()
+    plot_class_race(ax, race, "t")
+    np.testing.assert_array_equal(ax.get_lines()[0].get_xdata(), drawn)
+    np.testing.assert_array_equal(ax.get_lines()[1].get_xdata(), np.array(steps) + 1)
     plt.close(fig)
 
 
