@@ -308,6 +308,9 @@ def test_every_chapter_has_a_colab_launch_button(built_site):
             expected = f"colab.research.google.com/github/{github}/blob/{repository['branch']}/{path[:-5]}.ipynb"
             assert expected in html, f"{path}: no Colab launch button"
             assert f"{repository['url']}/issues/new" in html, f"{path}: no issues button"
+    # a Markdown page (the front page, the closing page) has no launch button: Colab cannot open its .md source
+    for path in ("book/intro.html", "book/closing.html"):
+        assert "colab.research.google.com" not in (built_site / path).read_text(), f"{path}: a Colab launch button"
 
 
 # The checker itself, on pages fed to the browser: it must catch each kind of defect and pass a clean page.

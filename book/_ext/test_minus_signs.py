@@ -25,8 +25,20 @@ def test_a_hyphen_that_starts_a_number_is_a_minus(text, expected):
 
 @pytest.mark.parametrize(
     "text",
-    ["seeds 0-19", "a rate of 1e-5", "2025-11-28", "one-sided", "x-1", "T-32", "pages 3--4", "a/-1", "a.-1", "k:-1",
-     "a \u2013-1", "no number - here"],
+    [
+        "seeds 0-19",
+        "a rate of 1e-5",
+        "2025-11-28",
+        "one-sided",
+        "x-1",
+        "T-32",
+        "pages 3--4",
+        "a/-1",
+        "a.-1",
+        "k:-1",
+        "a \u2013-1",
+        "no number - here",
+    ],
 )
 def test_a_hyphen_in_a_word_a_range_or_an_exponent_stays(text):
     assert typeset_minus(text) == text
