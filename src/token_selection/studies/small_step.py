@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..explorer.compute import optimal_fraction
 from ..theory.thresholds import DIRECTION_COSINE, SELECTED_ATTENTION
 from .flow_seed_sweep import flow_sweep_settings, reference_case
 from .long_sequences import run_long_sequences
@@ -33,12 +34,10 @@ def small_step_settings(scale: str) -> dict[str, Any]:
 
 def keeps_hypothesis_1(seed: int, d: int, settings: dict[str, Any]) -> bool:
     """Whether, after the one step of ``reference_case(seed, d, settings)``, every sequence's relevant token is its
-    best token: y_j (E_r.v - E_x.v) > 0 for every other position x (one relevant position per sequence, delta = 0)."""
+    optimal token, strictly above every other position by its label-signed value (``explorer.compute.optimal_fraction``
+    is 1)."""
     data, model = reference_case(seed, d, settings).build()
-    values = model.token_values().detach()[data.X]  # (n, T)
-    own = (values * data.relevant).sum(1)  # (n,): the relevant token's value
-    gaps = data.y.double()[:, None] * (own[:, None] - values)  # (n, T)
-    return bool(gaps[~data.relevant].min() > 0)
+    return optimal_fraction(model.token_values().detach(), data.X, data.y, data.relevant) == 1.0
 
 
 def run_small_step(settings: dict[str, Any], track: Track = untracked, jobs: int | None = None) -> dict[str, Any]:
@@ -60,13 +59,13 @@ def misses_by_hypothesis(metrics: dict[str, Any], way: str = "dop853") -> dict[f
         sweep = metrics[f"tau{tau:g}"]
         out[float(tau)] = {}
         for key in sorted((k for k in sweep if k[0] == "d" and k[1:].isdigit()), key=lambda k: int(k[1:])):
-            reached, h1 = sweep[key][way]["reached"], sweep[key]["hypothesis_1"]
+            seeds = list(zip(sweep[key][way]["reached"], sweep[key]["hypothesis_1"], strict=True))  # (reached, h1)
             out[float(tau)][int(key[1:])] = {
-                "trials": len(reached),
-                "reached": sum(reached),
-                "missed with hypothesis 1": sum(not r and h for r, h in zip(reached, h1, strict=True)),
-                "missed without it": sum(not r and not h for r, h in zip(reached, h1, strict=True)),
-                "without hypothesis 1": sum(not h for h in h1),
+                "trials": len(seeds),
+                "reached": sum(r for r, _ in seeds),
+                "missed with hypothesis 1": sum(not r and h for r, h in seeds),
+                "missed without it": sum(not r and not h for r, h in seeds),
+                "without hypothesis 1": sum(not h for _, h in seeds),
             }
     return out
 
