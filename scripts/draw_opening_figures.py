@@ -97,6 +97,12 @@ def _plot_against_importance():
     return plot_against_importance
 
 
+def _plot_lean_ends():
+    from token_selection.theory.plots import plot_lean_ends
+
+    return plot_lean_ends
+
+
 def _plot_share_by_dimension():
     from token_selection.theory.plots import plot_share_by_dimension
 
@@ -215,6 +221,25 @@ def draw_04(ns: dict):
 # Chapter 4b: along the flow, the share of seeds that reach p_mm against the dimension, for sequences of 8 and of
 # 32 tokens (the chapter's figure of its counts).
 def draw_04b(ns: dict):
+    leans, ends = ns["leans"], ns["ends"]
+    fig, ax = plt.subplots(figsize=SIZE)
+    _plot_lean_ends()(ax, leans, ends, size=20)
+    ax.set_ylim(len(ends) - 0.4, -0.6)  # the first row on top
+    ax.set_title("each seed's initial lean, and whether its run reaches p_mm")
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=2, frameon=False)  # below the axes
+    _small(ax)
+    fig.tight_layout()
+    small_d, large_d = sorted(leans)
+    return fig, {
+        "median_lean_small_d": float(np.median(np.abs(leans[small_d]))),
+        "median_lean_large_d": float(np.median(np.abs(leans[large_d]))),
+        "flow_misses_small_d": float((~np.asarray(ends[(small_d, "flow")], dtype=bool)).sum()),
+        "flow_misses_large_d": float((~np.asarray(ends[(large_d, "flow")], dtype=bool)).sum()),
+    }
+
+
+# Chapter 10b: along the flow, the share of seeds reaching p_mm against d (condition B).
+def draw_10b(ns: dict):
     lines = ns["flow_by_d"]
     fig, ax = plt.subplots(figsize=SIZE)
     _plot_share_by_dimension()(ax, lines)
@@ -447,23 +472,17 @@ OPENINGS = (
     Opening(
         "04b_numerics",
         "ch4b-fig-opening",
-        ("import token_selection.theory.training", "flow_by_d, unit_by_d = "),
+        ("import token_selection.theory.training", "sweep = []", "leans = {small_d: "),
         draw_04b,
-        (_plot_share_by_dimension,),
-        "Condition B: a larger dimension, at the same relative step",
-        "Along the gradient flow, the share of seeds whose $p$ reaches $p_{\\mathrm{mm}}$ against the dimension: with "
-        "sequences of 8 tokens every seed reaches it from $d = 1024$ on; with 32 tokens some seeds still miss at "
-        "$d = 4096$, at either step",
-        "Line plot of the share of seeds reaching the max-margin direction against the embedding dimension, one line "
-        "for sequences of 8 tokens that rises to 1 from d = 1024 on, two lines for 32 tokens that end below 1 at d = 4096",
-        records=(
-            "flow_seed_sweep.fast.json",
-            "flow_seed_sweep.full.json",
-            "flow_fixed_tau.fast.json",
-            "flow_fixed_tau.full.json",
-            "flow_long_sequences.fast.json",
-            "flow_long_sequences.full.json",
-        ),
+        (_plot_lean_ends,),
+        "Why some seeds miss: the initial lean",
+        "Each seed's initial lean, the cosine of the first gradient on $p$ with $v$, with unit steps and along the flow: "
+        "the runs that end one-sided (red crosses) mostly start with the largest leans, and at $d = 2048$ the leans are "
+        "smaller and fewer runs miss",
+        "Dot plot of each seed's initial lean on four rows, d = 512 and d = 2048, each with unit steps and along the "
+        "flow: red crosses for runs that end one-sided sit mostly at the largest leans, and the leans at d = 2048 lie "
+        "closer to zero",
+        records=("flow_seed_sweep.fast.json", "flow_seed_sweep.full.json"),
     ),
     Opening(
         "04c_floor",
@@ -514,6 +533,31 @@ OPENINGS = (
         "For each kind of start and step size, the share of seeds whose $p$ ends at the all-relevant max-margin "
         "direction (green), at a one-sided one (red) or elsewhere (grey), for the settings this chapter runs",
         "Grouped bar chart of the fraction of seeds ending at each kind of direction, by start and step size",
+    ),
+    Opening(
+        "10b_conditions",
+        "ch10b-fig-opening",
+        (
+            "from token_selection.theory.plots import plot_share_by_dimension",
+            "reference_tau = case.eta / step_size_threshold(",
+            "flow_by_d, unit_by_d = ",
+        ),
+        draw_10b,
+        (_plot_share_by_dimension,),
+        "Condition B: a larger dimension, at the same relative step",
+        "Along the gradient flow, the share of seeds whose $p$ reaches $p_{\\mathrm{mm}}$ against the dimension: with "
+        "sequences of 8 tokens every seed reaches it from $d = 1024$ on; with 32 tokens some seeds still miss at "
+        "$d = 4096$, at either step",
+        "Line plot of the share of seeds reaching the max-margin direction against the embedding dimension, one line "
+        "for sequences of 8 tokens that rises to 1 from d = 1024 on, two lines for 32 tokens that end below 1 at d = 4096",
+        records=(
+            "flow_seed_sweep.fast.json",
+            "flow_seed_sweep.full.json",
+            "flow_fixed_tau.fast.json",
+            "flow_fixed_tau.full.json",
+            "flow_long_sequences.fast.json",
+            "flow_long_sequences.full.json",
+        ),
     ),
     Opening(
         "11_capacity",
