@@ -21,6 +21,9 @@ CHECKS = ("Show the checks", "Hide the checks")
 DRAWING = ("Show the code that draws the figure", "Hide the code that draws the figure")
 FIGURE = ("Show the figure and its code", "Hide the figure and its code")
 """A drawing cell folded whole (``hide-cell``): one toggle opens the figure with its code."""
+SETUP = ("Show the set-up code", "Hide the set-up code")
+"""A cell that installs the course (its first line is the set-up cell's) or only imports."""
+SETUP_LINE = "# Setup."
 COMPUTING = ("Show the code and its checks", "Hide the code and its checks")
 """A folded cell that computes what the page shows and checks it on the way: asserts under a third of its statements."""
 # A cell draws when it shows a matplotlib figure or builds one.
@@ -39,13 +42,27 @@ def mostly_checks(source: str) -> bool:
     return 3 * checks >= len(statements)
 
 
+def only_setup(source: str) -> bool:
+    """Whether ``source`` is the chapter's set-up cell (it starts with ``SETUP_LINE``) or holds nothing but imports."""
+    if source.lstrip().startswith(SETUP_LINE):
+        return True
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return False
+    return bool(tree.body) and all(isinstance(node, ast.Import | ast.ImportFrom) for node in tree.body)
+
+
 def prompts(source: str, asserts: bool, whole: bool = False) -> tuple[str, str] | None:
     """The (show, hide) prompts of a folded code cell with ``source``: the drawing prompt when it draws a figure (the
     figure's own when the cell is folded ``whole``, output and all); when its input alone is folded and it asserts
     (``asserts``, read by the caller from its syntax tree) and draws nothing, the checks prompt, or the computing one
-    where the asserts are under a third of its statements; else None (the book's default prompt)."""
+    where the asserts are under a third of its statements; the set-up prompt for the set-up cell or a cell of imports;
+    else None (the book's default prompt)."""
     if DRAWS.search(source):
         return FIGURE if whole else DRAWING
+    if only_setup(source):
+        return SETUP
     if not asserts or whole:
         return None
     return CHECKS if mostly_checks(source) else COMPUTING

@@ -120,6 +120,13 @@ def first_code_cell(notebook: nbformat.NotebookNode, path: Path) -> nbformat.Not
 
 SETUP_TAGS = {"hide-input", "remove-output"}
 """The set-up cell's tags: its code folded, its output not in the book."""
+SETUP_PROMPTS = {"code_prompt_show": "Show the set-up code", "code_prompt_hide": "Hide the set-up code"}
+"""The words on its toggle in the book (MyST-NB reads them from the cell's ``mystnb`` metadata)."""
+
+
+def _labelled(cell: nbformat.NotebookNode) -> bool:
+    settings = cell.metadata.get("mystnb", {})
+    return all(settings.get(key) == value for key, value in SETUP_PROMPTS.items())
 
 
 def write_setup_cells(root: Path = ROOT) -> list[Path]:
@@ -137,11 +144,13 @@ def write_setup_cells(root: Path = ROOT) -> list[Path]:
             cell = nbformat.v4.new_code_cell()
             notebook.cells.insert(next(i for i, c in enumerate(notebook.cells) if c.cell_type == "code"), cell)
         tags = cell.metadata.get("tags", [])
-        if cell.source != source or cell.outputs or cell.execution_count is not None or not SETUP_TAGS <= set(tags):
+        stale = cell.source != source or cell.outputs or cell.execution_count is not None
+        if stale or not SETUP_TAGS <= set(tags) or not _labelled(cell):
             # the book folds the set-up cell's code away and leaves its one line (version, device, scale) out of the
             # reading path; a notebook (Colab, Jupyter) prints it, where it says what this session installed and runs
             cell.source, cell.outputs, cell.execution_count = source, [], None
             cell.metadata["tags"] = [*(t for t in tags if t not in SETUP_TAGS), *sorted(SETUP_TAGS)]
+            cell.metadata["mystnb"] = {**cell.metadata.get("mystnb", {}), **SETUP_PROMPTS}
             nbformat.write(notebook, path)
             changed.append(path)
     return changed
@@ -173,6 +182,8 @@ def check(root: Path = ROOT) -> list[str]:
         cell = first_code_cell(nbformat.read(path, as_version=4), path)
         if cell.source != source:
             problems.append(f"{path.relative_to(root)}: first code cell differs from the template (run this script)")
+        elif not _labelled(cell):
+            problems.append(f"{path.relative_to(root)}: the set-up cell's toggle is not labelled (run this script)")
     for pattern in COPY_GLOBS:
         for path in sorted(root.glob(pattern)):
             for what in sorted(set(_disagreements_in(path.read_text(), location))):

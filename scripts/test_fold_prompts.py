@@ -29,6 +29,11 @@ def cell(source: str, *tags: str, **mystnb: str):
         ("x = plt.show", False, None),  # no call
         ("splt.show()", False, None),  # another name that ends in plt
         ("my_fig.tight_layout()", False, None),
+        ("# Setup. In Colab: install\nimport os\n!pip install -q x", False, fp.SETUP),  # not Python, still set-up
+        ("import numpy as np\nfrom token_selection import glue", False, fp.SETUP),
+        ("import numpy as np\nx = np.ones(3)", False, None),  # imports and a computation
+        ("# only a comment", False, None),
+        ("x = 1  # Setup.", False, None),  # the set-up line must open the cell
     ],
 )
 def test_the_prompt_names_what_the_cell_holds(source, asserts, expected):

@@ -43,6 +43,17 @@ def test_check_flags_each_kind_of_disagreement_and_the_script_fixes_first_cells(
     cell = nbformat.read(tmp_path / "notebooks" / "01_a.ipynb", as_version=4).cells[1]
     assert 'course = "git+https://github.com/someone/fork@main"' in cell.source
     assert {"hide-input", "remove-output"} <= set(cell.metadata["tags"])
+    assert cell.metadata["mystnb"]["code_prompt_show"] == "Show the set-up code"
+
+    # a set-up cell whose toggle lost its words is reported and labelled again, its other settings kept
+    path = tmp_path / "notebooks" / "01_a.ipynb"
+    notebook = nbformat.read(path, as_version=4)
+    notebook.cells[1].metadata["mystnb"] = {"number_source_lines": True}
+    nbformat.write(notebook, path)
+    assert sync.check(tmp_path) == ["notebooks/01_a.ipynb: the set-up cell's toggle is not labelled (run this script)"]
+    assert sync.write_setup_cells(tmp_path) == [path]
+    settings = nbformat.read(path, as_version=4).cells[1].metadata["mystnb"]
+    assert settings["number_source_lines"] is True and settings["code_prompt_hide"] == "Hide the set-up code"
 
     # a fork moves: every copy that still names the old place is reported
     (tmp_path / "_config.yml").write_text("repository:\n  url: https://github.com/other/place\n  branch: v2\n")
