@@ -44,7 +44,17 @@ from .measures import (
     theory,
     worst_class,
 )
-from .verdicts import AtLeast, PositiveInterval, Rule, ShapeIs, ShareOfSeeds, WeakerTrend, Within, WithinFactor
+from .verdicts import (
+    AtLeast,
+    NoCounterexample,
+    PositiveInterval,
+    Rule,
+    ShapeIs,
+    ShareOfSeeds,
+    WeakerTrend,
+    Within,
+    WithinFactor,
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -169,7 +179,7 @@ CLAIMS: tuple[Claim, ...] = (
         records=(FLOW_RECORD,),
         measure=global_shares,
         show=show_global_shares,
-        rule=ShareOfSeeds(),
+        rule=NoCounterexample(),
         protocol=f"share of seeds (data and initialisation) whose worst sequence puts more than {SELECTED_ATTENTION:g} of its "
         f"attention on its relevant token and whose cos(p, p_mm) >= {DIRECTION_COSINE:g} after p follows the gradient "
         "flow, at the reference case's d = 512 and at d = 2048, each with its Wilson 95% interval and the count of the "

@@ -265,7 +265,34 @@ class ShareOfSeeds:
         return "not reproduced", f"{shown}: a share of {weakest['value']:.0%} is below {self.partly:.0%}"
 
 
-Rule = AtLeast | Within | WithinFactor | PositiveInterval | ShapeIs | WeakerTrend | ShareOfSeeds
+@dataclass(frozen=True)
+class NoCounterexample:
+    """A claim that excludes every other outcome (no limit but one is possible), judged on the seeds.
+
+    The value is one share or a list of them (one per dimension), as for ``ShareOfSeeds``. Reproduced when every seed
+    passes at each dimension; a seed that fails is a counterexample, and the claim is not reproduced, however many
+    others pass. The share and its Wilson interval are shown, not judged.
+    """
+
+    def describe(self) -> str:
+        return (
+            "reproduced if every seed passes (at each dimension measured); a seed that fails is a counterexample to a "
+            "claim that excludes every other end, and the claim is not reproduced; the Wilson 95% interval of the "
+            "share is shown beside it"
+        )
+
+    def judge(self, value: dict | list[dict]) -> Judgement:
+        shares = value if isinstance(value, list) else [value]
+        if not shares:
+            raise ValueError("NoCounterexample needs at least one share")
+        failing = [share for share in shares if share["passed"] < share["n"]]
+        if not failing:
+            return ShareOfSeeds().judge(value)
+        each = ", ".join(f"{s['n'] - s['passed']} of {s['n']}" + (f" at d = {s['d']}" if "d" in s else "") for s in failing)
+        return "not reproduced", f"{each} seeds fail: each is a counterexample"
+
+
+Rule = AtLeast | Within | WithinFactor | PositiveInterval | ShapeIs | WeakerTrend | ShareOfSeeds | NoCounterexample
 
 
 def judge(rule: Rule, value: Any) -> Judgement:

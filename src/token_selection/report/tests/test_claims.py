@@ -20,6 +20,7 @@ from token_selection.report.claims import CLAIMS
 from token_selection.report.flow_rows import FLOW_RECORD
 from token_selection.report.verdicts import (
     AtLeast,
+    NoCounterexample,
     PositiveInterval,
     ShapeIs,
     ShareOfSeeds,
@@ -48,7 +49,7 @@ def test_each_claim_is_judged_by_its_stated_rule():
     assert rules == {
         "one_step_alignment": AtLeast(0.9), "one_step_any_data": AtLeast(0.9),
         "one_step_real_reviews": Within(0.0, 0.02), "selection": ShareOfSeeds(),
-        "max_margin": ShareOfSeeds(), "global": ShareOfSeeds(), "several_relevant": AtLeast(0.99),
+        "max_margin": ShareOfSeeds(), "global": NoCounterexample(), "several_relevant": AtLeast(0.99),
         "multiclass_one_step": AtLeast(0.9), "trained_accuracy": Within(pn.TRAINED_ACCURACY, 0.05),
         "frozen_accuracy": Within(pn.FROZEN_ACCURACY, 0.05), "frozen_gap": PositiveInterval(23),
         "std_ratio_values": WithinFactor(pn.ONE_STEP_STD_RATIO_VALUES, 1.5, at_convergence=True),
@@ -145,7 +146,12 @@ def test_rows_3_to_5_read_the_flow_sweep_with_the_unit_step_count_beside_it():
     assert (reaches["passed"], reaches["n"]) == (15, 17)
     shares = BY_KEY["global"].measure(records)
     assert [(s["d"], s["passed"], s["n"]) for s in shares] == [(512, 15, 20), (2048, 6, 7)]
-    assert BY_KEY["global"].rule.judge(shares)[0] == "partly" and BY_KEY["selection"].rule.judge(selection)[0] == "partly"
+    # the selection is judged on its share; the global claim, which excludes every other end, on its counterexamples
+    assert BY_KEY["selection"].rule.judge(selection)[0] == "partly"
+    assert BY_KEY["global"].rule.judge(shares) == (
+        "not reproduced",
+        "5 of 20 at d = 512, 1 of 7 at d = 2048 seeds fail: each is a counterexample",
+    )
     assert [BY_KEY[key].records for key in ("selection", "max_margin", "global")] == [(FLOW_RECORD,)] * 3
     every = {FLOW_RECORD: flow_metrics((5, 5, 5), (12, 12, 12))}
     assert BY_KEY["global"].rule.judge(BY_KEY["global"].measure(every))[0] == "reproduced"

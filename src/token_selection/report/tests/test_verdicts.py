@@ -2,6 +2,7 @@ import pytest
 
 from token_selection.report.verdicts import (
     AtLeast,
+    NoCounterexample,
     PositiveInterval,
     ShapeIs,
     ShareOfSeeds,
@@ -284,6 +285,28 @@ def test_share_of_seeds_with_other_bounds_states_them():
     for bad in ({"reproduced": 0.5, "partly": 0.6}, {"reproduced": 1.1}, {"partly": -0.1}):
         with pytest.raises(ValueError, match="need 0 <= partly <= reproduced <= 1"):
             ShareOfSeeds(**bad)
+
+
+def test_no_counterexample_is_reproduced_only_when_no_seed_fails_at_any_dimension():
+    rule = NoCounterexample()
+    assert rule.judge(_share(12, 12)) == ("reproduced", "12 of 12 seeds pass")
+    assert rule.judge([_share(12, 12, 512), _share(20, 20, 2048)]) == (
+        "reproduced",
+        "12 of 12 at d = 512, 20 of 20 at d = 2048 seeds pass",
+    )
+    # one failing seed out of many is enough, and only the dimensions with a failing seed are named
+    assert rule.judge(_share(99, 100)) == ("not reproduced", "1 of 100 at d = 512 seeds fail: each is a counterexample")
+    assert rule.judge([_share(20, 20, 512), _share(6, 7, 2048)]) == (
+        "not reproduced",
+        "1 of 7 at d = 2048 seeds fail: each is a counterexample",
+    )
+    assert rule.judge([_share(3, 5, 512), _share(0, 4, 2048)])[1].startswith("2 of 5 at d = 512, 4 of 4 at d = 2048")
+    no_d = {key: value for key, value in _share(4, 5).items() if key != "d"}
+    assert rule.judge(no_d) == ("not reproduced", "1 of 5 seeds fail: each is a counterexample")
+    with pytest.raises(ValueError, match="at least one share"):
+        rule.judge([])
+    assert rule.describe().startswith("reproduced if every seed passes (at each dimension measured); a seed that fails")
+    assert judge(rule, None) == ("not run", "no record at this scale")
 
 
 def test_shape_is_judges_the_readings_and_leaves_out_seeds_that_do_not_select():
