@@ -22,7 +22,9 @@ DRAWING = ("Show the code that draws the figure", "Hide the code that draws the 
 FIGURE = ("Show the figure and its code", "Hide the figure and its code")
 """A drawing cell folded whole (``hide-cell``): one toggle opens the figure with its code."""
 SETUP = ("Show the set-up code", "Hide the set-up code")
-"""A cell that installs the course (its first line is the set-up cell's) or only imports."""
+"""The chapter's set-up cell, which installs the course (its first line is ``SETUP_LINE``)."""
+IMPORTS = ("Show the imports", "Hide the imports")
+"""A cell that holds nothing but imports."""
 SETUP_LINE = "# Setup."
 COMPUTING = ("Show the code and its checks", "Hide the code and its checks")
 """A folded cell that computes what the page shows and checks it on the way: asserts under a third of its statements."""
@@ -42,10 +44,8 @@ def mostly_checks(source: str) -> bool:
     return 3 * checks >= len(statements)
 
 
-def only_setup(source: str) -> bool:
-    """Whether ``source`` is the chapter's set-up cell (it starts with ``SETUP_LINE``) or holds nothing but imports."""
-    if source.lstrip().startswith(SETUP_LINE):
-        return True
+def only_imports(source: str) -> bool:
+    """Whether ``source`` holds nothing but imports (source that does not parse holds something else)."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -57,12 +57,14 @@ def prompts(source: str, asserts: bool, whole: bool = False) -> tuple[str, str] 
     """The (show, hide) prompts of a folded code cell with ``source``: the drawing prompt when it draws a figure (the
     figure's own when the cell is folded ``whole``, output and all); when its input alone is folded and it asserts
     (``asserts``, read by the caller from its syntax tree) and draws nothing, the checks prompt, or the computing one
-    where the asserts are under a third of its statements; the set-up prompt for the set-up cell or a cell of imports;
-    else None (the book's default prompt)."""
+    where the asserts are under a third of its statements; the set-up prompt for the set-up cell and the imports
+    prompt for a cell of imports; else None (the book's default prompt)."""
     if DRAWS.search(source):
         return FIGURE if whole else DRAWING
-    if only_setup(source):
+    if source.lstrip().startswith(SETUP_LINE):
         return SETUP
+    if only_imports(source):
+        return IMPORTS
     if not asserts or whole:
         return None
     return CHECKS if mostly_checks(source) else COMPUTING

@@ -30,7 +30,7 @@ def cell(source: str, *tags: str, **mystnb: str):
         ("splt.show()", False, None),  # another name that ends in plt
         ("my_fig.tight_layout()", False, None),
         ("# Setup. In Colab: install\nimport os\n!pip install -q x", False, fp.SETUP),  # not Python, still set-up
-        ("import numpy as np\nfrom token_selection import glue", False, fp.SETUP),
+        ("import numpy as np\nfrom token_selection import glue", False, fp.IMPORTS),
         ("import numpy as np\nx = np.ones(3)", False, None),  # imports and a computation
         ("# only a comment", False, None),
         ("x = 1  # Setup.", False, None),  # the set-up line must open the cell
