@@ -22,7 +22,8 @@ DRAWING = ("Show the code that draws the figure", "Hide the code that draws the 
 FIGURE = ("Show the figure and its code", "Hide the figure and its code")
 """A drawing cell folded whole (``hide-cell``): one toggle opens the figure with its code."""
 SETUP = ("Show the set-up code", "Hide the set-up code")
-"""The chapter's set-up cell, which installs the course (its first line is ``SETUP_LINE``)."""
+"""The chapter's set-up cell, which installs the course (its first line is ``SETUP_LINE``); scripts/sync_setup_cells.py
+writes these words on each chapter's first cell, which the tidying leaves alone."""
 IMPORTS = ("Show the imports", "Hide the imports")
 """A cell that holds nothing but imports."""
 SETUP_LINE = "# Setup."

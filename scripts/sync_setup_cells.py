@@ -23,6 +23,7 @@ from pathlib import Path
 
 import nbformat
 import yaml
+from fold_prompts import SETUP
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -120,8 +121,8 @@ def first_code_cell(notebook: nbformat.NotebookNode, path: Path) -> nbformat.Not
 
 SETUP_TAGS = {"hide-input", "remove-output"}
 """The set-up cell's tags: its code folded, its output not in the book."""
-SETUP_PROMPTS = {"code_prompt_show": "Show the set-up code", "code_prompt_hide": "Hide the set-up code"}
-"""The words on its toggle in the book (MyST-NB reads them from the cell's ``mystnb`` metadata)."""
+SETUP_PROMPTS = dict(zip(("code_prompt_show", "code_prompt_hide"), SETUP, strict=True))
+"""The words on its toggle in the book, ``fold_prompts.SETUP`` (MyST-NB reads them from the cell's ``mystnb`` metadata)."""
 
 
 def _labelled(cell: nbformat.NotebookNode) -> bool:
