@@ -218,8 +218,8 @@ def draw_04(ns: dict):
     }
 
 
-# Chapter 4b: along the flow, the share of seeds that reach p_mm against the dimension, for sequences of 8 and of
-# 32 tokens (the chapter's figure of its counts).
+# Chapter 4b: each seed's initial lean at d = 512 and 2048, and whether its run reaches p_mm with unit steps and along
+# the flow (the chapter's lean figure).
 def draw_04b(ns: dict):
     leans, ends = ns["leans"], ns["ends"]
     fig, ax = plt.subplots(figsize=SIZE)
