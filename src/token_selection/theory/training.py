@@ -107,24 +107,25 @@ def train_cls(
     history = PTrainingHistory()
     eps = torch.finfo(torch.float64).eps
 
+    def per_token(weights: torch.Tensor) -> torch.Tensor:
+        """(n, T) weights -> (V,): each token's sum over its positions."""
+        return torch.bincount(flat_X, weights=weights.reshape(-1), minlength=V)
+
     for t in range(steps + 1):
         q = masked_softmax((E @ p)[X], mask)
         f = (q * values).sum(-1)
         margin = y * f
         dloss_df = -y * torch.sigmoid(-margin) / n
-        dloss_ds = dloss_df[:, None] * q * (values - f[:, None])
-        grad = E.T @ torch.bincount(flat_X, weights=dloss_ds.reshape(-1), minlength=V)
+        grad = E.T @ per_token(dloss_df[:, None] * q * (values - f[:, None]))
+        # the float64 rounding error of that sum, from the sizes of its terms
         summands = dloss_df.abs()[:, None] * q * (values.abs() + f.abs()[:, None])
-        noise = eps * float(E_norms @ torch.bincount(flat_X, weights=summands.reshape(-1), minlength=V))
+        noise = eps * float(E_norms @ per_token(summands))
         grad_norm = float(grad.norm())
         saturated = grad_norm < rounding_factor * noise
         if t in record or saturated or t == steps:
             _record(history, t, p, q, margin, grad_norm, reference, relevant)
         if saturated:
-            history.stop_reason = (
-                f"stopped at step {t}: |grad| = {grad_norm:.2e} is below {rounding_factor:.0f} x its float64 "
-                f"rounding error ({noise:.2e}); further steps would follow rounding noise"
-            )
+            history.stop_reason = _stopped(t, grad_norm, rounding_factor, noise)
             break
         if t == steps:
             history.stop_reason = f"ran all {steps} steps"
@@ -133,6 +134,14 @@ def train_cls(
         p = p - lr * step
     model.p.data.copy_(p.to(model.p.dtype))
     return history
+
+
+def _stopped(t: int, grad_norm: float, rounding_factor: float, noise: float) -> str:
+    """Why training stopped at step ``t``: the gradient fell below ``rounding_factor`` times its rounding error."""
+    return (
+        f"stopped at step {t}: |grad| = {grad_norm:.2e} is below {rounding_factor:.0f} x its float64 "
+        f"rounding error ({noise:.2e}); further steps would follow rounding noise"
+    )
 
 
 def _record(
