@@ -70,10 +70,12 @@ BOLD_GLUE = """[...document.querySelectorAll('article span.pasted-text')]
 # cell shows there (notebooks/ruff.toml, CONTRIBUTING.md), so no code block may scroll sideways.
 READING_VIEWPORT = {"width": 1300, "height": 900}
 
-# Code and printed output the reader can open on the page: every <pre> of the article, folded cells
-# opened first. For each that scrolls sideways: by how many pixels, and its longest line.
+# Code and printed output the reader can open on the page: every <pre> of the article, folded cells and
+# toggled dropdowns (an exercise's solution: sphinx-togglebutton's .toggle-hidden) opened first. For each that
+# scrolls sideways: by how many pixels, and its longest line.
 SCROLLING_CODE = """() => {
   document.querySelectorAll('article details').forEach(d => { d.open = true; });
+  document.querySelectorAll('article .toggle-hidden').forEach(e => e.classList.remove('toggle-hidden'));
   return [...document.querySelectorAll('article pre')]
     .filter(pre => pre.scrollWidth > pre.clientWidth + 1)
     .map(pre => ({overflow: pre.scrollWidth - pre.clientWidth,
@@ -85,6 +87,7 @@ SCROLLING_CODE = """() => {
 # longer than the block shows on one row. A sentence may wrap; a table row or a line of code may not.
 WRAPPED_COLUMNS = r"""() => {
   document.querySelectorAll('article details').forEach(d => { d.open = true; });
+  document.querySelectorAll('article .toggle-hidden').forEach(e => e.classList.remove('toggle-hidden'));
   const ruler = document.createElement('canvas').getContext('2d');
   return [...document.querySelectorAll('article .cell_output pre')].flatMap(pre => {
     const style = getComputedStyle(pre);
@@ -436,6 +439,20 @@ def _code_page(feed, code: str, cell_class: str = "cell_input"):
         f'<pre style="overflow-x: auto; font: 14px monospace; padding: 16px">{code}</pre></div></div></div></article>'
     )
     return feed(article)
+
+
+def test_reader_checker_opens_a_solution_before_measuring_its_code(feed):
+    # sphinx-togglebutton hides a solution's body under .toggle-hidden; hidden, its code has no width to measure
+    long_line = "x = " + " + ".join(["value"] * 20)
+    article = (
+        '<style>.toggle-hidden { display: none; }</style>'
+        '<article class="bd-article" style="width: 700px"><div class="solution dropdown"><div class="toggle-hidden">'
+        '<div class="cell"><div class="cell_input"><div class="highlight">'
+        f'<pre style="overflow-x: auto; font: 14px monospace; padding: 16px">{long_line}</pre>'
+        "</div></div></div></div></div></article>"
+    )
+    problems = reader_defects(feed(article))
+    assert len(problems) == 1 and problems[0].startswith("a code block scrolls sideways"), problems
 
 
 def test_reader_checker_catches_a_code_block_that_scrolls(feed):
