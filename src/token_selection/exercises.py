@@ -78,5 +78,6 @@ def check_exercise(
         if not np.allclose(got, want, rtol=rtol, atol=atol, equal_nan=True):
             worst = float(np.nanmax(np.abs(got - want)))
             raise AssertionError(f"{name}, case {number}: differs from the reference by up to {worst:.3g}")
-    print(f"{name}: correct on all {len(cases)} cases")
+    count = {1: "the one case", 2: "both cases"}.get(len(cases), f"all {len(cases)} cases")
+    print(f"{name}: correct on {count}")
     return True

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from decimal import Decimal
 from fractions import Fraction
 
@@ -9,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from token_selection.exercises import check_exercise
+from token_selection.exercises import check_exercise, lookup_exercise, not_attempted
 
 
 def reference(x, scale=1.0):
@@ -21,7 +22,14 @@ CASES = [(([1.0, 2.0],), {}), (([3.0, -1.0, 0.5],), {"scale": 2.0})]
 
 def test_a_matching_function_passes_and_says_on_how_many_cases(capsys):
     assert check_exercise(lambda x, scale=1.0: scale * np.square(x), reference, CASES, name="square") is True
-    assert capsys.readouterr().out == "square: correct on all 2 cases\n"
+    assert capsys.readouterr().out == "square: correct on both cases\n"
+
+
+@pytest.mark.parametrize(("cases", "said"), [(1, "the one case"), (2, "both cases"), (3, "all 3 cases")])
+def test_the_count_of_cases_is_said_in_words(capsys, cases, said):
+    square = lambda x, scale=1.0: scale * np.square(x)  # noqa: E731 - the candidate
+    assert check_exercise(square, reference, (CASES * 2)[:cases], name="square") is True
+    assert capsys.readouterr().out == f"square: correct on {said}\n"
 
 
 def test_tensors_and_lists_are_compared_as_float64_arrays(capsys):
@@ -30,7 +38,7 @@ def test_tensors_and_lists_are_compared_as_float64_arrays(capsys):
 
     assert check_exercise(as_tensor, reference, CASES, rtol=1e-6, atol=1e-6)
     assert check_exercise(lambda x, scale=1.0: [scale * v * v for v in x], reference, CASES)
-    assert "your function: correct on all 2 cases" in capsys.readouterr().out
+    assert "your function: correct on both cases" in capsys.readouterr().out
 
 
 def test_a_stub_is_not_attempted_and_nothing_is_asserted(capsys):
@@ -105,3 +113,48 @@ def test_numbers_of_other_types_are_compared_as_float64():
     third = [((None,), {})]
     assert check_exercise(lambda _: [Fraction(1, 3), Decimal("0.5")], lambda _: np.array([1 / 3, 0.5]), third)
     assert check_exercise(lambda _: ["0.25"], lambda _: [0.25], third)
+
+
+def test_a_named_function_is_called_by_its_own_name_unless_one_is_given(capsys):
+    def my_square(x, scale=1.0):
+        return scale * np.square(x)
+
+    check_exercise(my_square, reference, CASES)
+    check_exercise(my_square, reference, CASES, name="square")
+    assert capsys.readouterr().out == "my_square: correct on both cases\nsquare: correct on both cases\n"
+
+
+@pytest.mark.parametrize(
+    ("make_stub", "given", "shown"),
+    [
+        ("def", None, "stub"),  # its own name
+        ("lambda", None, "your function"),  # '<lambda>' is no name to show
+        ("lambda", "square", "square"),  # the name given
+        ("partial", None, "your function"),  # no __name__ at all
+    ],
+)
+def test_a_stub_is_named_by_its_own_name_or_the_one_given(capsys, make_stub, given, shown):
+    def stub(x, scale=1.0):
+        raise NotImplementedError
+
+    candidate = {"def": stub, "lambda": lambda x, scale=1.0: stub(x), "partial": functools.partial(stub)}[make_stub]
+    kwargs = {} if given is None else {"name": given}
+    assert check_exercise(candidate, reference, CASES, **kwargs) is None
+    assert capsys.readouterr().out == f"Exercise not attempted yet: fill in {shown} above and run this cell again.\n"
+
+
+def test_not_attempted_names_what_it_is_given(capsys):
+    not_attempted(functools.partial(reference))
+    not_attempted(functools.partial(reference), "square")
+    assert capsys.readouterr().out.splitlines() == [
+        "Exercise not attempted yet: fill in your function above and run this cell again.",
+        "Exercise not attempted yet: fill in square above and run this cell again.",
+    ]
+
+
+def test_an_exercise_is_looked_up_with_its_cases_built_and_an_unknown_one_is_named():
+    built = []
+    registry = {"ch9-ex-square": (reference, lambda: built.append(1) or CASES)}
+    assert lookup_exercise(registry, "ch9-ex-square") == (reference, CASES) and built == [1]
+    with pytest.raises(ValueError, match=r"^unknown exercise 'ch9-ex-cube'; known: \['ch9-ex-square'\]$"):
+        lookup_exercise(registry, "ch9-ex-cube")
