@@ -114,7 +114,7 @@ def _numbers(point: dict, step_factor: float) -> str:
         training = f"training p: cos(p, p_mm) = {point['cos_final']:.3f}"
         if point["cos_own"] is not None and point["cos_own"] != point["cos_final"]:
             training += f", with the p_mm of p's own selection {point['cos_own']:.3f}"
-    training += f"; relevant tokens per sequence {point['rel']:.2f}, selected {point['sel']:.2f}"
+    training += f"; per sequence: relevant tokens {point['rel']:.2f}, selected {point['sel']:.2f}"
     return "<br>".join(piece for line in (step, training) for piece in textwrap.wrap(line, LINE_CHARACTERS))
 
 
