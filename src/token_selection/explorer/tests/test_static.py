@@ -21,6 +21,7 @@ from token_selection.explorer.static import (
     PLOT_BOTTOM,
     PLOT_TOP,
     SLIDER_PREFIX,
+    StaticExplorer,
     _layout,
     _numbers,
     _span,
@@ -348,3 +349,15 @@ def test_each_frame_carries_its_own_panel_three_title(hand_grid):
 def test_a_point_with_a_missing_score_gets_the_neutral_title(hand_grid):
     title = _layout(hand_grid, _point(8, ep=[3.0, 2.0, None, -1.5, 4.0, -0.5]))["annotations"][2]["text"]
     assert title == PANEL_TITLES[2]
+
+
+def test_the_text_alternative_and_the_element_id_reach_the_page_in_both_modes(hand_figure, monkeypatch):
+    alt = 'Three panels; "selected" <per sequence>'
+    announced = 'role="figure" aria-label="Three panels; &quot;selected&quot; &lt;per sequence&gt;"'
+    shown = StaticExplorer(hand_figure, div_id="chapter-3-slider", alt=alt)
+    book = shown._repr_mimebundle_()["text/html"]
+    assert announced in book and 'id="chapter-3-slider"' in book and f'id="{ELEMENT_ID}"' not in book
+    monkeypatch.setitem(sys.modules, "google.colab", types.ModuleType("google.colab"))
+    colab = shown._repr_mimebundle_()["text/html"]
+    assert announced in colab and 'id="chapter-3-slider"' in colab and "https://cdn.plot.ly/plotly-" in colab
+    assert 'role="figure"' not in StaticExplorer(hand_figure)._repr_mimebundle_()["text/html"]  # no alt, no wrapper
