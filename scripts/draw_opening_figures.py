@@ -539,7 +539,7 @@ OPENINGS = (
         "ch10b-fig-opening",
         (
             "from token_selection.theory.plots import plot_share_by_dimension",
-            "reference_tau = case.eta / step_size_threshold(",
+            "reference_tau = case.step_factor(",
             "flow_by_d, unit_by_d = ",
         ),
         draw_10b,

@@ -22,7 +22,7 @@ import torch
 
 from ..validation import check_delta, check_positive_int
 from .model import CLSAttention
-from .one_step import one_step_embeddings
+from .one_step import one_step_embeddings, step_size_threshold
 
 
 @dataclass(frozen=True)
@@ -152,6 +152,18 @@ class ReferenceCase:
         model = CLSAttention(self.vocab_size, self.d, seed=self.seed, dtype=torch.float64)
         model.E.data.copy_(one_step_embeddings(model, X, y, self.eta))
         return model
+
+    def step_factor(self, X: torch.Tensor | None = None, y: torch.Tensor | None = None) -> float:
+        """The step ``eta`` as a multiple of ``eta*`` (``step_size_threshold``) at the case's ``d``, on (X, y).
+
+        X: (n', T') token ids and y: (n',) labels, both or neither (then the case's own data are used).
+        """
+        if (X is None) != (y is None):
+            raise ValueError("pass both X and y, or neither (then the case's own data are used)")
+        if X is None:
+            data = self.data()
+            X, y = data.X, data.y
+        return self.eta / step_size_threshold(X, y, self.vocab_size, self.d)
 
     def build(self) -> tuple[SyntheticData, CLSAttention]:
         """The data and the model after the one step on them."""

@@ -1,11 +1,13 @@
 import re
+from dataclasses import replace
 
 import numpy as np
 import pytest
 import torch
 
 import token_selection as ts
-from token_selection.theory.synthetic import REFERENCE_CASE, ReferenceCase, zipf_probabilities
+from token_selection.theory.one_step import step_size_threshold
+from token_selection.theory.synthetic import REFERENCE_CASE, ReferenceCase, make_synthetic, zipf_probabilities
 
 
 def test_shapes_labels_and_classes():
@@ -180,3 +182,18 @@ def test_a_reference_case_uses_its_own_seed():
     assert torch.equal(case.build()[1].E.detach(), expected)
     with pytest.raises(ValueError, match=r"^pass both X and y, or neither \(then the case's own data are used\)$"):
         case.model_after_one_step(y=data.y)
+
+
+def test_the_step_factor_is_eta_over_eta_star_at_the_case_s_d_on_its_data_or_the_given():
+    case = ReferenceCase(n=40, T=5, vocab_size=12, d=64, eta=30.0, seed=2)
+    data = case.data()
+    assert case.step_factor() == 30.0 / step_size_threshold(data.X, data.y, 12, 64)
+    # d enters through eta* (which falls like 1 / sqrt(d)): four times d, twice the factor
+    assert replace(case, d=256).step_factor() == pytest.approx(2 * case.step_factor(), rel=1e-12)
+    other = make_synthetic(30, 7, 12, 0.0, balanced=False, seed=5)
+    assert case.step_factor(other.X, other.y) == 30.0 / step_size_threshold(other.X, other.y, 12, 64)
+    assert case.step_factor(other.X, other.y) != case.step_factor()
+    with pytest.raises(ValueError, match=r"^pass both X and y, or neither \(then the case's own data are used\)$"):
+        case.step_factor(other.X)
+    with pytest.raises(ValueError, match=r"^pass both X and y, or neither"):
+        case.step_factor(y=other.y)
