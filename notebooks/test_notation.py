@@ -164,7 +164,7 @@ GENERIC = {
     "l": "a second index",
     "O": "big-O",
     "e": "Euler's number, and unit vectors e_1, e_s",
-    "x": "a real variable, x_i a token id",
+    "x": "a token: x_i the token id at position i, a bare x a token other than the relevant one",
     "t": "time (a step of training)",
 }
 

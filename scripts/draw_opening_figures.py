@@ -472,7 +472,12 @@ OPENINGS = (
     Opening(
         "04b_numerics",
         "ch4b-fig-opening",
-        ("import token_selection.theory.training", "sweep = []", "leans = {small_d: "),
+        (
+            "import token_selection.theory.training",
+            "sweep = []",
+            "sweep_scale = shown_scale(",
+            "leans = {small_d: ",
+        ),
         draw_04b,
         (_plot_lean_ends,),
         "Why some seeds miss: the initial lean",

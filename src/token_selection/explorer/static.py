@@ -24,6 +24,7 @@ from matplotlib.colors import to_hex
 from plotly.subplots import make_subplots
 
 from ..theory.plots import CLASS_COLORS, CLASS_LABELS
+from .compute import SELECTED_MASS
 from .config import DEFAULT_CONFIG
 from .grid import grid_point
 from .notice import shown_notice
@@ -114,7 +115,8 @@ def _numbers(point: dict, step_factor: float) -> str:
         training = f"training p: cos(p, p_mm) = {point['cos_final']:.3f}"
         if point["cos_own"] is not None and point["cos_own"] != point["cos_final"]:
             training += f", with the p_mm of p's own selection {point['cos_own']:.3f}"
-    training += f"; per sequence: relevant tokens {point['rel']:.2f}, selected {point['sel']:.2f}"
+    selected = f"of them selected (≥ {SELECTED_MASS:.0%} each) {point['sel']:.2f}"
+    training += f"; per sequence: relevant tokens {point['rel']:.2f}, {selected}"
     return "<br>".join(piece for line in (step, training) for piece in textwrap.wrap(line, LINE_CHARACTERS))
 
 

@@ -116,3 +116,11 @@ def plot_selection_geometry(
     ax_path.set_xlabel(r"$p\cdot\hat v$")
     ax_path.set_ylabel(r"$p\cdot\hat p_{\mathrm{mm}}$")
     ax_path.set_title(r"p during training: along $p_{\mathrm{mm}}$, orthogonal to $v$")
+    # the same path with the across axis stretched, so the small lean along v shows
+    zoom = ax_path.inset_axes([0.56, 0.08, 0.4, 0.5])
+    zoom.plot(p_xy[:, 0], p_xy[:, 1], "o-", color="tab:red", ms=2)
+    zoom.axvline(0, color="k", lw=0.8)
+    wide = max(np.abs(p_xy[:, 0]).max(), 1e-12)
+    zoom.set_xlim(-1.2 * wide, 1.2 * wide)
+    zoom.set_title("across stretched", fontsize=8)
+    zoom.tick_params(labelsize=7)

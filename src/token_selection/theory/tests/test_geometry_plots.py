@@ -193,6 +193,13 @@ def test_every_element_of_the_figure():
     assert right.get_aspect() == 1.0
     assert right.get_xlabel() == r"$p\cdot\hat v$" and right.get_ylabel() == r"$p\cdot\hat p_{\mathrm{mm}}$"
     assert right.get_title() == r"p during training: along $p_{\mathrm{mm}}$, orthogonal to $v$"
+    (zoom,) = right.child_axes  # the same path, the across axis stretched to its own range
+    zoom_trail, zoom_axis = zoom.get_lines()
+    np.testing.assert_allclose(np.c_[zoom_trail.get_xdata(), zoom_trail.get_ydata()], p_path)
+    assert list(zoom_axis.get_xdata()) == [0, 0]
+    wide = np.abs(np.asarray(p_path)[:, 0]).max()
+    assert zoom.get_xlim() == pytest.approx((-1.2 * wide, 1.2 * wide))
+    assert zoom.get_title() == "across stretched"
     plt.close("all")
 
 
@@ -201,6 +208,7 @@ def test_a_path_of_p_that_never_moves_still_gets_limits():
     plot_selection_geometry(left, right, UNEVEN, [[1.0, 0.0]], [1.0, 0.5], np.zeros((3, 2)))
     assert right.get_xlim() == pytest.approx((-0.5e-12, 0.5e-12), rel=1e-6, abs=0)
     assert right.get_ylim() == pytest.approx((-0.05e-12, 1.05e-12), rel=1e-6, abs=0)
+    assert right.child_axes[0].get_xlim() == pytest.approx((-1.2e-12, 1.2e-12), rel=1e-6, abs=0)
     with pytest.raises(ValueError, match=r"w_mm must have shape \(2,\), got \(1, 2\)"):
         plot_selection_geometry(left, right, UNEVEN, [[1.0, 0.0]], [[1.0, 0.5]], np.zeros((3, 2)))
     with pytest.raises(ValueError, match="points must have shape"):
