@@ -199,7 +199,17 @@ def test_every_element_of_the_figure():
     assert list(zoom_axis.get_xdata()) == [0, 0]
     wide = np.abs(np.asarray(p_path)[:, 0]).max()
     assert zoom.get_xlim() == pytest.approx((-1.2 * wide, 1.2 * wide))
-    assert zoom.get_title() == "across stretched"
+    assert zoom.get_title() == "across stretched" and zoom.title.get_fontsize() == 8
+    assert zoom_trail.get_marker() == "o" and zoom_trail.get_linestyle() == "-" and zoom_trail.get_markersize() == 2
+    assert to_rgba(zoom_trail.get_color()) == to_rgba("tab:red")
+    assert zoom_axis.get_linewidth() == 0.8 and to_rgba(zoom_axis.get_color()) == to_rgba("k")
+    assert zoom.xaxis.get_major_ticks()[0].label1.get_fontsize() == 7
+    assert zoom.yaxis.get_major_ticks()[0].label1.get_fontsize() == 7
+    right.figure.canvas.draw()  # the inset's place: a box in the lower right of the panel, in the panel's fractions
+    outer, inner = right.get_position(), zoom.get_position()
+    placed = ((inner.x0 - outer.x0) / outer.width, (inner.y0 - outer.y0) / outer.height,
+              inner.width / outer.width, inner.height / outer.height)  # fmt: skip
+    assert placed == pytest.approx((0.56, 0.08, 0.4, 0.5))
     plt.close("all")
 
 
