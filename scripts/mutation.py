@@ -121,7 +121,7 @@ MODULES: dict[str, list[str]] = {
     "explorer/panels.py": _tests("explorer", "test_panels"),
     "explorer/static.py": _tests("explorer", "test_static"),
     "explorer/exercises.py": _tests("explorer", "test_exercises"),
-    "explorer/step_slider.py": _tests("explorer", "test_step_slider"),
+    "explorer/step_slider.py": _tests("explorer", "test_step_slider", "test_step_slider_layout"),
     # the report
     "report/binned.py": _tests("report", "test_binned", "test_binned_mutants"),
     "report/measures.py": _tests("report", "test_measures", "test_table", "test_exercise_checks"),
