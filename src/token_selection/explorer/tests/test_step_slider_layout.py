@@ -153,3 +153,19 @@ def test_the_axes_the_page_and_the_legend(frames):
     assert layout["margin"] == {"l": 70, "r": 20, "t": 70, "b": 250} and layout["font"] == {"size": 12}
     assert _plain(layout["legend"]) == {"orientation": "h", "x": 0.0, "y": -0.56, "yanchor": "top", "font": {"size": 11}}
     assert layout["template"]["layout"]["plot_bgcolor"] == "white"  # plotly_white
+
+
+def test_the_page_s_slider_opens_where_it_is_asked_and_at_tau_one_by_default(frames):
+    from token_selection.explorer.step_slider import ALT, ELEMENT_ID, step_slider
+
+    assert step_slider(frames).figure.layout.sliders[0].active == 0  # 0.5 and 2 tie at tau = 1: the first
+    assert step_slider(frames, start=1.2).figure.layout.sliders[0].active == 1  # 2 is the nearer on a log scale
+    shown = step_slider(frames, start=8.0)
+    assert shown.figure.layout.sliders[0].active == 2 and shown.figure.layout.meta == "8"
+    assert (shown.div_id, shown.alt) == (ELEMENT_ID, ALT)
+
+
+def test_one_row_of_two_panels(frames):
+    layout = step_slider_figure(frames).layout.to_plotly_json()
+    assert {key for key in layout if key.startswith(("xaxis", "yaxis"))} == {"xaxis", "xaxis2", "yaxis", "yaxis2"}
+    assert _plain(layout["yaxis"]["domain"]) == _plain(layout["yaxis2"]["domain"]) == [0.0, 1.0]
