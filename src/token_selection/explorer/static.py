@@ -103,10 +103,15 @@ def _traces(point: dict, token_class: list[int]) -> list[dict]:
     return traces
 
 
+def _plain(value: float, digits: int) -> str:
+    """``value`` to ``digits`` significant digits without an exponent (10020 -> '10,020', not '1.002e+04')."""
+    return f"{float(f'{value:.{digits}g}'):,g}"
+
+
 def _numbers(point: dict, step_factor: float) -> str:
     """The key numbers of a point, one line each for the one step and the training of p."""
     step = (
-        f"one step of {step_factor:g} η* (η* = {point['eta_star']:.3g}, η = {point['eta']:.4g}): "
+        f"one step of {step_factor:g} η* (η* = {_plain(point['eta_star'], 3)}, η = {_plain(point['eta'], 4)}): "
         f"corr(E·v, α) = {point['corr']:.4g}, predicted {point['corr_pred']:.4g}"
     )
     if point["cos_final"] is None:

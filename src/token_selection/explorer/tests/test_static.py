@@ -361,3 +361,12 @@ def test_the_text_alternative_and_the_element_id_reach_the_page_in_both_modes(ha
     colab = shown._repr_mimebundle_()["text/html"]
     assert announced in colab and 'id="chapter-3-slider"' in colab and "https://cdn.plot.ly/plotly-" in colab
     assert 'role="figure"' not in StaticExplorer(hand_figure)._repr_mimebundle_()["text/html"]  # no alt, no wrapper
+
+
+@pytest.mark.parametrize(
+    ("eta", "eta_star", "shown"),
+    [(10020.4, 668.0, "η* = 668, η = 10,020"), (209.44, 13.96, "η* = 14, η = 209.4"), (0.012346, 0.5, "η* = 0.5, η = 0.01235")],
+)
+def test_the_steps_are_printed_without_an_exponent(eta, eta_star, shown):
+    point = _point(8) | {"eta": eta, "eta_star": eta_star}
+    assert f"({shown}):" in _numbers(point, 15.0).split("<br>")[0]
