@@ -70,25 +70,32 @@ BOLD_GLUE = """[...document.querySelectorAll('article span.pasted-text')]
 # cell shows there (notebooks/ruff.toml, CONTRIBUTING.md), so no code block may scroll sideways.
 READING_VIEWPORT = {"width": 1300, "height": 900}
 
-# Code and printed output the reader can open on the page: every <pre> of the article, folded cells and
-# toggled dropdowns (an exercise's solution: sphinx-togglebutton's .toggle-hidden) opened first. For each that
-# scrolls sideways: by how many pixels, and its longest line.
-SCROLLING_CODE = """() => {
+# Opens everything a reader can open in the article: folded cells (<details>) and toggled dropdowns (an exercise's
+# solution: sphinx-togglebutton's .toggle-hidden), so that what they hold can be measured.
+OPEN_EVERY_FOLD = """
   document.querySelectorAll('article details').forEach(d => { d.open = true; });
   document.querySelectorAll('article .toggle-hidden').forEach(e => e.classList.remove('toggle-hidden'));
-  return [...document.querySelectorAll('article pre')]
+"""
+
+# Code and printed output the reader can open on the page: every <pre> of the article, every fold opened first. For
+# each that scrolls sideways: by how many pixels, and its longest line.
+SCROLLING_CODE = (
+    "() => {"
+    + OPEN_EVERY_FOLD
+    + """  return [...document.querySelectorAll('article pre')]
     .filter(pre => pre.scrollWidth > pre.clientWidth + 1)
     .map(pre => ({overflow: pre.scrollWidth - pre.clientWidth,
                   line: pre.textContent.split('\\n').reduce((a, b) => (b.length > a.length ? b : a), '')}));
 }"""
+)
 
 # Printed output that the stylesheet wraps (white-space: pre-wrap) where wrapping breaks its layout: a line laid out
 # in columns (two runs of text with three or more spaces between them) or indented as code (four spaces) that is
 # longer than the block shows on one row. A sentence may wrap; a table row or a line of code may not.
-WRAPPED_COLUMNS = r"""() => {
-  document.querySelectorAll('article details').forEach(d => { d.open = true; });
-  document.querySelectorAll('article .toggle-hidden').forEach(e => e.classList.remove('toggle-hidden'));
-  const ruler = document.createElement('canvas').getContext('2d');
+WRAPPED_COLUMNS = (
+    "() => {"
+    + OPEN_EVERY_FOLD
+    + r"""  const ruler = document.createElement('canvas').getContext('2d');
   return [...document.querySelectorAll('article .cell_output pre')].flatMap(pre => {
     const style = getComputedStyle(pre);
     if (!style.whiteSpace.includes('wrap')) return [];
@@ -99,6 +106,7 @@ WRAPPED_COLUMNS = r"""() => {
       .map(line => ({room, line}));
   });
 }"""
+)
 
 # Tables and display equations of the text column (margins left out) that do not fit it: a table whose right edge
 # passes the column's, an equation that MathJax lets scroll sideways (its end is cut off until the reader scrolls).
@@ -445,7 +453,7 @@ def test_reader_checker_opens_a_solution_before_measuring_its_code(feed):
     # sphinx-togglebutton hides a solution's body under .toggle-hidden; hidden, its code has no width to measure
     long_line = "x = " + " + ".join(["value"] * 20)
     article = (
-        '<style>.toggle-hidden { display: none; }</style>'
+        "<style>.toggle-hidden { display: none; }</style>"
         '<article class="bd-article" style="width: 700px"><div class="solution dropdown"><div class="toggle-hidden">'
         '<div class="cell"><div class="cell_input"><div class="highlight">'
         f'<pre style="overflow-x: auto; font: 14px monospace; padding: 16px">{long_line}</pre>'
