@@ -93,7 +93,7 @@ def test_the_stated_time_is_read_in_hours_and_minutes(line, minutes):
 # (4 h + 2 h). The twenty-third read chapter 4b after its evidence on the three conditions moved to chapter 10b
 # (2 h 45 + 2 h 15), and so did the twenty-fourth (2 h 40 + 2 h 15). The twenty-fifth to twenty-ninth read the passes
 # of 2026-11-29 and 30 that gave chapter 4b its third exercise and its plain-language pass (2 h 45 + 1 h 55,
-# 3 h 10 + 1 h 55, 2 h 30 + 1 h 50, 3 h 25 + 2 h 10, 2 h 45 + 1 h 45)). The thirtieth to thirty-ninth read the passes of
+# 3 h 10 + 1 h 55, 2 h 30 + 1 h 50, 3 h 25 + 2 h 10, 2 h 45 + 1 h 45). The thirtieth to thirty-ninth read the passes of
 # 2026-11-30 (4b + 4c: 3 h 15 + 2 h, 3 h 15 + 2 h, 3 h 50 + 1 h 45, 3 h 10 + 1 h 55, 3 h 35 + 1 h 50, 3 h 30 + 1 h 55,
 # 3 h 25 + 1 h 50, 3 h 25 + 1 h 55, 3 h 10 + 1 h 55, 3 h 30 + 1 h 50).
 READERS_MINUTES = {
