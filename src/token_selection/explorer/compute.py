@@ -27,13 +27,10 @@ from ..theory.synthetic import SyntheticData, make_synthetic
 from ..theory.training import train_cls
 from .config import ExplorerConfig
 from .notice import what_to_notice
-from .result import ExplorerResult
+from .result import SELECTED_MASS, ExplorerResult
 
 STAGES = ("drawing data", "one step on E", "max-margin program", "training p", "drawing panels")
 """What ``explore`` (and then the drawing) is doing, in order; reported through ``on_stage``."""
-
-SELECTED_MASS = 0.01
-"""A relevant token counts as selected in a sequence when it holds at least this attention mass."""
 
 
 def correlation(x: np.ndarray, y: np.ndarray) -> float:

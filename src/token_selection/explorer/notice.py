@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ..theory.thresholds import DIRECTION_COSINE, SELECTED_ATTENTION
-from .result import ExplorerResult
+from .result import SELECTED_MASS, ExplorerResult
 
 NOISY_ALIGNMENT = 0.9
 """Below this corr(E.v, alpha) the sentence is about the noise: it blurs the signal, or beats it below 1/sqrt(2)
@@ -18,7 +18,7 @@ def what_to_notice(result: ExplorerResult) -> str:
     The first rule that applies wins: the alignment falls short, through the noise or, where the law predicts a
     good one, through the step's weights g_j; there is no
     max-margin direction; p selects irrelevant tokens; p drops some relevant tokens;
-    p selects several relevant tokens per sequence; p converges to p_mm (or not yet).
+    p attends to several relevant tokens per sequence; p converges to p_mm (or not yet).
     """
     c = result.config
     corr, cos, own = result.correlation, result.final_cosine, result.selection_cosine
@@ -55,14 +55,15 @@ def what_to_notice(result: ExplorerResult) -> str:
         )
     if result.selected_fraction < 0.99:
         return (
-            prefix + f"{result.relevant_per_sequence:.1f} relevant tokens per sequence on average, but p selects "
-            f"{result.selected_per_sequence:.1f} per sequence and converges to the max-margin direction of its own "
+            prefix + f"{result.relevant_per_sequence:.1f} relevant tokens per sequence on average, but p attends to "
+            f"{result.selected_per_sequence:.1f} per sequence (each holding at least {SELECTED_MASS:.0%} of the attention) and "
+            "converges to the max-margin direction of its own "
             f"selection{own_text}, not to p_mm over all relevant tokens (cos {cos:.2f})"
         )
     if result.relevant_per_sequence > 1.05:
         return (
             prefix + f"several relevant tokens per sequence ({result.relevant_per_sequence:.1f} on average), "
-            f"and p selects all of them (cos(p, p_mm) = {cos:.3f})"
+            f"and p attends to all of them (cos(p, p_mm) = {cos:.3f})"
         )
     worst = result.final_min_attention
     selection = (

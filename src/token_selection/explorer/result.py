@@ -12,6 +12,10 @@ import numpy as np
 
 from .config import ExplorerConfig
 
+SELECTED_MASS = 0.01
+"""A relevant token counts as attended (selected, in the code's names) in a sequence when it holds at least this
+attention mass."""
+
 
 @dataclass(frozen=True)
 class ExplorerResult:
@@ -28,8 +32,8 @@ class ExplorerResult:
     final_cosine: cos(p, p_mm) at the end, or None without p_mm; max_margin_message says why not.
     relevant_per_sequence: mean number of distinct relevant tokens per sequence;
     irrelevant_share: share of positions holding an irrelevant token.
-    selected_fraction: share of (sequence, relevant token) pairs holding >= ``compute.SELECTED_MASS``;
-    selected_per_sequence: mean number of relevant tokens selected per sequence;
+    selected_fraction: share of (sequence, relevant token) pairs holding >= ``SELECTED_MASS``;
+    selected_per_sequence: mean number of relevant tokens attended (>= ``SELECTED_MASS``) per sequence;
     missed_fraction: share of sequences whose relevant mass is below 1/2;
     optimal_fraction: share of sequences whose best token after the step (the largest label-signed value
     ``y_j E_s . v``) is a relevant one: hypothesis 1 of chapter 4 holds in those sequences;

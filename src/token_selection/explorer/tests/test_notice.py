@@ -134,7 +134,8 @@ def test_partial_selection_fires_below_99_percent(base, selected, fires):
 def test_partial_selection_sentence(base):
     partial = replace(base, selected_fraction=0.6, relevant_per_sequence=2.26, selected_per_sequence=1.04, final_cosine=0.5)
     assert what_to_notice(partial) == (
-        PREFIX + "2.3 relevant tokens per sequence on average, but p selects 1.0 per sequence and converges to the "
+        PREFIX + "2.3 relevant tokens per sequence on average, but p attends to 1.0 per sequence (each holding at least "
+        "1% of the attention) and converges to the "
         "max-margin direction of its own selection (cos 0.900), not to p_mm over all relevant tokens (cos 0.50)"
     )
     assert "own selection, not to p_mm" in what_to_notice(replace(partial, selection_cosine=None))
@@ -148,7 +149,7 @@ def test_several_relevant_tokens_fire_above_1_05_per_sequence(base, relevant, fi
 
 def test_several_relevant_tokens_sentence(base):
     assert what_to_notice(replace(base, relevant_per_sequence=2.46, final_cosine=0.91234)) == (
-        PREFIX + "several relevant tokens per sequence (2.5 on average), and p selects all of them (cos(p, p_mm) = 0.912)"
+        PREFIX + "several relevant tokens per sequence (2.5 on average), and p attends to all of them (cos(p, p_mm) = 0.912)"
     )
 
 
