@@ -23,8 +23,9 @@ from .model import CLSAttention
 from .one_step import one_step_embeddings, predicted_correlation, step_size_threshold
 from .synthetic import REFERENCE_CASE, ReferenceCase
 
-DEFAULT_TAUS = np.geomspace(0.1, 30.0, 25)
-"""25 log-spaced step sizes ``tau = eta / eta*`` from 0.1 to 30: two and a half decades around the threshold."""
+DEFAULT_TAUS = np.array([0.1, 0.15, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0, 15.0, 20.0, 30.0])
+"""16 step sizes ``tau = eta / eta*`` from 0.1 to 30, two and a half decades around the threshold, nearly evenly
+spaced on a log scale and round, so that a slider's labels print them exactly; ``tau = 1`` (the threshold) is one."""
 
 
 @dataclass(frozen=True)
