@@ -222,6 +222,7 @@ def draw_04(ns: dict):
 # the flow (the chapter's lean figure).
 def draw_04b(ns: dict):
     leans, ends = ns["leans"], ns["ends"]
+    assert all(len(row) == 20 for row in leans.values()), "the caption says: the first 20 seeds"
     fig, ax = plt.subplots(figsize=SIZE)
     _plot_lean_ends()(ax, leans, ends, size=20)
     ax.set_ylim(len(ends) - 0.4, -0.6)  # the first row on top
@@ -481,7 +482,8 @@ OPENINGS = (
         draw_04b,
         (_plot_lean_ends,),
         "Why some seeds miss: the initial lean",
-        "Each seed's initial lean, the cosine of the first gradient on $p$ with $v$, with unit steps and along the flow: "
+        "The initial lean of each of the first 20 seeds, the cosine of the first gradient on $p$ with $v$, with unit "
+        "steps and along the flow: "
         "the runs that end one-sided (red crosses) mostly start with the largest leans, and at $d = 2048$ the leans are "
         "smaller and fewer runs miss",
         "Dot plot of each seed's initial lean on four rows, d = 512 and d = 2048, each with unit steps and along the "

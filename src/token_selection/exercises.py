@@ -43,7 +43,7 @@ def not_attempted(candidate: Callable[..., Any], name: str = "your function") ->
     """Print the one line a learner sees under a checker whose stub is not filled in yet."""
     own = getattr(candidate, "__name__", "")
     shown = own if own.isidentifier() else name
-    print(f"Exercise not attempted yet: fill in {shown} above and run this cell again.")
+    print(f"Your turn: fill in {shown} above and run this cell; it then checks your answer on the course's cases.")
 
 
 def check_exercise(

@@ -87,9 +87,11 @@ def reference_case(seed: int, d: int, settings: dict[str, Any]) -> Any:
 def run_seed(d: int, seed: int, settings: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """One seed of the reference case at dimension ``d`` (built by ``reference_case`` under ``settings``: its length,
     its step rule), every discretisation: cos(p, p_mm) with the all-relevant max-margin direction, the worst
-    sequence's attention on its relevant token, chapter 4's judgement, the arc length travelled and the solver's field
-    evaluations (0 for Euler)."""
+    sequence's attention on its relevant token, chapter 4's judgement, the class a one-sided end keeps
+    (``kept_class``), the arc length travelled and the solver's field evaluations (0 for Euler); and, under "lean",
+    the seed's initial lean (``initial_lean``: cos(-grad_p L, v) at p = 0)."""
     from ..theory.max_margin import solve_max_margin
+    from .local_optima import initial_lean
 
     torch.set_num_threads(1)
     data, model = reference_case(seed, d, settings).build()
@@ -106,10 +108,11 @@ def run_seed(d: int, seed: int, settings: dict[str, Any]) -> dict[str, dict[str,
         if solved["stop"] == "budget":
             raise RuntimeError(f"{method} ran out of field evaluations at d = {d}, seed {seed}; loosen rtol")
         ends[method.lower()] = (solved["p"], solved["arc_length"], solved["evaluations"])
-    return {
+    runs: dict[str, Any] = {
         name: {**judge_end(E, data, target, p, settings), "arc_length": arc, "evaluations": evaluations}
         for name, (p, arc, evaluations) in ends.items()
     }
+    return runs | {"lean": initial_lean(model, data.X, data.y)}
 
 
 def cosine(p: torch.Tensor, target: torch.Tensor) -> float:
@@ -126,7 +129,20 @@ def judge_end(E: torch.Tensor, data: Any, target: torch.Tensor, p: torch.Tensor,
     mass = (torch.softmax((E @ p)[data.X], dim=-1) * data.relevant).sum(-1)
     cos = cosine(p, target)
     judged = judge_run(cos, mass, data.y, settings["cosine_threshold"], settings["selected_attention"])
-    return {"cos": cos, "min_attention": float(mass.min()), **judged}
+    kept = kept_class(mass, data.y, settings["selected_attention"])
+    return {"cos": cos, "min_attention": float(mass.min()), **judged, "kept": kept}
+
+
+def kept_class(mass: torch.Tensor, y: torch.Tensor, selected: float) -> int:
+    """The class a one-sided end keeps: +1 or -1 when every sequence of that class, and not every sequence of the
+    other, puts more than ``selected`` of its attention on its relevant token; 0 when both classes or neither do.
+    mass: (n,) attention on the relevant token; y: (n,) labels in {-1, +1}, both present."""
+    if mass.shape != y.shape or mass.dim() != 1:
+        raise ValueError(f"mass and y must be (n,) of one shape, got {tuple(mass.shape)} and {tuple(y.shape)}")
+    if not (bool((y == 1).any()) and bool((y == -1).any())):
+        raise ValueError("y must hold both classes, +1 and -1, for a kept class to mean anything")
+    kept = [k for k in (1, -1) if bool(mass[y == k].min() > selected)]
+    return kept[0] if len(kept) == 1 else 0
 
 
 def _run_task(task: tuple[int, int, dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -156,6 +172,8 @@ def summarise(per_seed: list[dict[str, dict[str, Any]]], seeds: list[int], names
         }
         column["failed_seeds"] = [seed for seed, ok in zip(seeds, column["reached"], strict=True) if not ok]
         out[name] = column
+    if all("lean" in run for run in per_seed):
+        out["lean"] = [run["lean"] for run in per_seed]
     finer, finest = names[-2], names[-1]
     out["changed_seeds"] = [
         seed for seed, a, b in zip(seeds, out[finer]["reached"], out[finest]["reached"], strict=True) if a != b
@@ -167,8 +185,9 @@ def run_flow_seed_sweep(settings: dict[str, Any], track: Track = untracked, jobs
     """Every seed at every dimension and discretisation, in ``jobs`` processes (default: one per CPU core).
 
     metrics["discretisations"]: their names, coarsest first; metrics[f"d{d}"][name]: per-seed columns ("cos",
-    "min_attention", "selects", "reached", "one_class", "arc_length", "evaluations"), "counts" and "failed_seeds";
-    metrics[f"d{d}"]["changed_seeds"]: where the two finest disagree.
+    "min_attention", "selects", "reached", "one_class", "kept", "arc_length", "evaluations"), "counts" and
+    "failed_seeds"; metrics[f"d{d}"]["lean"]: each seed's initial lean; metrics[f"d{d}"]["changed_seeds"]: where the
+    two finest disagree.
     """
     names = discretisations(settings)
     tasks = [(d, seed, settings) for d in settings["dimensions"] for seed in settings["seeds"]]

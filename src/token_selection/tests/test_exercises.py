@@ -140,15 +140,18 @@ def test_a_stub_is_named_by_its_own_name_or_the_one_given(capsys, make_stub, giv
     candidate = {"def": stub, "lambda": lambda x, scale=1.0: stub(x), "partial": functools.partial(stub)}[make_stub]
     kwargs = {} if given is None else {"name": given}
     assert check_exercise(candidate, reference, CASES, **kwargs) is None
-    assert capsys.readouterr().out == f"Exercise not attempted yet: fill in {shown} above and run this cell again.\n"
+    assert (
+        capsys.readouterr().out
+        == f"Your turn: fill in {shown} above and run this cell; it then checks your answer on the course's cases.\n"
+    )
 
 
 def test_not_attempted_names_what_it_is_given(capsys):
     not_attempted(functools.partial(reference))
     not_attempted(functools.partial(reference), "square")
     assert capsys.readouterr().out.splitlines() == [
-        "Exercise not attempted yet: fill in your function above and run this cell again.",
-        "Exercise not attempted yet: fill in square above and run this cell again.",
+        "Your turn: fill in your function above and run this cell; it then checks your answer on the course's cases.",
+        "Your turn: fill in square above and run this cell; it then checks your answer on the course's cases.",
     ]
 
 

@@ -9,6 +9,7 @@ from token_selection.results import RECORDS_VARIABLE, write_record
 from token_selection.studies import flow_seed_sweep as fs
 from token_selection.studies.flow_discretisation import flow_settings
 from token_selection.studies.intervals import wilson_interval
+from token_selection.studies.local_optima import initial_lean
 from token_selection.theory.max_margin import solve_max_margin
 from token_selection.theory.synthetic import ReferenceCase
 from token_selection.theory.training import train_cls
@@ -44,6 +45,10 @@ def test_summarise_counts_columns_and_changed_seeds():
         {"euler_1": _run(False, True), "rk45": _run(False, True), "dop853": _run(True, True, 0.97)},
     ]
     out = fs.summarise(per_seed, [4, 7, 9], names)
+    assert "lean" not in out  # runs without a lean (records written before it) get no column
+    leaned = fs.summarise([run | {"lean": lean} for run, lean in zip(per_seed, (0.3, -0.1, 0.05), strict=True)],
+                          [4, 7, 9], names)  # fmt: skip
+    assert leaned["lean"] == [0.3, -0.1, 0.05] and leaned["rk45"] == out["rk45"]
     assert out["euler_1"]["counts"]["reached"]["passed"] == 2 and out["euler_1"]["failed_seeds"] == [9]
     assert out["rk45"]["failed_seeds"] == [7, 9] and out["rk45"]["counts"]["selects"]["passed"] == 2
     assert out["rk45"]["counts"]["reached_given_selects"] == fs.count([True, False])
@@ -56,8 +61,9 @@ def test_summarise_counts_columns_and_changed_seeds():
 def test_run_seed_repeats_train_cls_with_unit_steps_and_the_solvers_agree():
     settings = fs.flow_sweep_settings("fast") | {"steps": 400, "refinements": [1, 4]}
     out = fs.run_seed(64, 3, settings)
-    assert list(out) == ["euler_1", "euler_4", "rk45", "dop853"]
+    assert list(out) == ["euler_1", "euler_4", "rk45", "dop853", "lean"]
     data, model = ReferenceCase(seed=3, d=64).build()
+    assert out.pop("lean") == pytest.approx(initial_lean(model, data.X, data.y), abs=1e-12)
     target = solve_max_margin(model.E.detach(), data.X, data.relevant).direction
     history = train_cls(model, data.X, data.y, reference=target, relevant=data.relevant, steps=400, lr=1.0,
                         method="normalized")  # fmt: skip
@@ -68,6 +74,22 @@ def test_run_seed_repeats_train_cls_with_unit_steps_and_the_solvers_agree():
     assert out["rk45"]["arc_length"] <= 400 and out["euler_4"]["arc_length"] <= 400
     for run in out.values():
         assert run["reached"] == (run["cos"] >= settings["cosine_threshold"] and run["selects"])
+        assert run["kept"] in (-1, 0, 1) and (run["kept"] != 0) == (run["one_class"] and not run["selects"])
+
+
+def test_kept_class_on_the_threshold_and_with_uneven_classes():
+    y = torch.tensor([1, 1, 1, -1, -1])
+    at = fs.SELECTED_ATTENTION
+    above = float(torch.nextafter(torch.tensor(at, dtype=torch.float64), torch.tensor(1.0, dtype=torch.float64)))
+    mass = torch.tensor([above, 0.999, 1.0, 0.2, 0.995], dtype=torch.float64)
+    assert fs.kept_class(mass, y, at) == 1
+    assert fs.kept_class(torch.tensor([at, 0.999, 1.0, 0.2, 0.995], dtype=torch.float64), y, at) == 0  # on it: not
+    assert fs.kept_class(torch.tensor([0.3, 0.999, 1.0, above, 0.995], dtype=torch.float64), y, at) == -1
+    assert fs.kept_class(torch.full((5,), 0.999, dtype=torch.float64), y, at) == 0  # both classes: no one side
+    with pytest.raises(ValueError, match="both classes"):
+        fs.kept_class(mass, torch.ones(5, dtype=torch.long), at)
+    with pytest.raises(ValueError, match=r"\(5,\) and \(4,\)"):
+        fs.kept_class(mass, y[:4], at)
 
 
 def test_run_in_processes_equals_run_in_one(monkeypatch):
