@@ -84,7 +84,7 @@ def reference_case(seed: int, d: int, settings: dict[str, Any]) -> Any:
     return case
 
 
-def run_seed(d: int, seed: int, settings: dict[str, Any]) -> dict[str, dict[str, Any]]:
+def run_seed(d: int, seed: int, settings: dict[str, Any]) -> dict[str, Any]:
     """One seed of the reference case at dimension ``d`` (built by ``reference_case`` under ``settings``: its length,
     its step rule), every discretisation: cos(p, p_mm) with the all-relevant max-margin direction, the worst
     sequence's attention on its relevant token, chapter 4's judgement, the class a one-sided end keeps
@@ -145,7 +145,7 @@ def kept_class(mass: torch.Tensor, y: torch.Tensor, selected: float) -> int:
     return kept[0] if len(kept) == 1 else 0
 
 
-def _run_task(task: tuple[int, int, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+def _run_task(task: tuple[int, int, dict[str, Any]]) -> dict[str, Any]:
     return run_seed(*task)
 
 
@@ -155,10 +155,11 @@ def count(passed: list[bool]) -> dict[str, Any]:
     return {"passed": hits, "trials": trials, "ci95": list(wilson_interval(hits, trials)) if trials else None}
 
 
-def summarise(per_seed: list[dict[str, dict[str, Any]]], seeds: list[int], names: list[str]) -> dict[str, Any]:
+def summarise(per_seed: list[dict[str, Any]], seeds: list[int], names: list[str]) -> dict[str, Any]:
     """One dimension's per-seed runs (in ``seeds`` order) as columns per discretisation, with the counts of runs that
-    select, reach p_mm (and select), and reach among those that select; "changed_seeds": the seeds whose "reached"
-    differs between the two finest discretisations (empty: the count has settled)."""
+    select, reach p_mm (and select), and reach among those that select; "lean": each seed's initial lean, when the
+    runs carry one; "changed_seeds": the seeds whose "reached" differs between the two finest discretisations (empty:
+    the count has settled)."""
     if len(per_seed) != len(seeds):
         raise ValueError(f"need one run per seed, got {len(per_seed)} runs for {len(seeds)} seeds")
     out: dict[str, Any] = {}
