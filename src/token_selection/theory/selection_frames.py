@@ -101,7 +101,7 @@ def class_race(
 
 
 RACE_LINES = {
-    "lean": ("k", "-", r"tilt $\cos(p, v)$"),
+    "lean": ("k", "-", r"lean of $p$, $\cos(p, v)$"),
     "worst +1": ("tab:red", "-", "worst attention, class +1"),
     "worst -1": ("tab:blue", "--", "worst attention, class -1"),
 }
@@ -110,7 +110,7 @@ RACE_LINES = {
 
 def plot_class_race(ax: Axes, race: Mapping[str, np.ndarray], title: str) -> None:
     """The three series of ``class_race`` against ``step + 1`` on a log axis (step 0 shows), titled ``title``; the
-    y-axis is named on a panel in the first column only (or on an axes that is not a subplot). The tilt is not drawn
+    y-axis is named on a panel in the first column only (or on an axes that is not a subplot). The lean is not drawn
     at a step-0 frame where it is 0: a run from p = 0 has no direction there."""
     missing = [key for key in ("step", *RACE_LINES) if key not in race]
     if missing:
@@ -118,7 +118,7 @@ def plot_class_race(ax: Axes, race: Mapping[str, np.ndarray], title: str) -> Non
     steps = np.asarray(race["step"])
     for key, (color, style, label) in RACE_LINES.items():
         values = np.asarray(race[key], dtype=float)
-        # a run from p = 0 has no direction at step 0: its tilt there is a placeholder 0, not drawn
+        # a run from p = 0 has no direction at step 0: its lean there is a placeholder 0, not drawn
         drawn = ~((steps == 0) & (values == 0)) if key == "lean" else np.ones(len(steps), dtype=bool)
         ax.plot(steps[drawn] + 1, values[drawn], color=color, ls=style, label=label)
     ax.axhline(0, color="gray", lw=0.5)
@@ -161,14 +161,19 @@ def plot_selection_frames(
     frames: Sequence[Frame],
     token_class: ArrayLike,
     words: Mapping[str, int],
+    *,
+    compass: str = "upper right",
 ) -> list[np.ndarray]:
     """One panel per frame; returns each frame's (V, 2) token coordinates, as drawn.
 
     E: (V, d) frozen embeddings; v: (d,); p_mm: (d,) the max-margin direction; token_class: (V,) in
-    {-1, 0, +1}; words: name -> token id, the tokens labelled. Every panel shares its axes' limits.
+    {-1, 0, +1}; words: name -> token id, the tokens labelled; compass: a key of ``COMPASS_PLACES``, the
+    corner of each panel where the inset goes. Every panel shares its axes' limits.
     """
     if len(axes) != len(frames):
         raise ValueError(f"need one axis per frame: got {len(axes)} axes for {len(frames)} frames")
+    if compass not in COMPASS_PLACES:
+        raise ValueError(f"compass must be one of {sorted(COMPASS_PLACES)}, got {compass!r}")
     classes = as_tensor(token_class, "token_class").tolist()
     colors = [CLASS_COLORS[int(c)] for c in classes]
     limit = frame_coordinates(E, v, p_mm)
@@ -192,18 +197,22 @@ def plot_selection_frames(
         ax.set_xlabel(r"value $E_s\cdot\hat v$")
         ax.set_ylabel(r"score $E_s\cdot p/\|p\|$")
         ax.set_title(f"step {frame.step}" + (": $p = 0$" if not float(frame.p.norm()) > 0 else ""))
-        _draw_compass(ax, direction_in_plane(frame.p, v, p_mm))
+        _draw_compass(ax, direction_in_plane(frame.p, v, p_mm), COMPASS_PLACES[compass])
     return drawn
 
 
+COMPASS_PLACES = {"upper right": (0.66, 0.6, 0.33, 0.38), "lower right": (0.66, 0.02, 0.33, 0.38)}
+"""Where the compass inset goes in its panel: (left, bottom, width, height) in axes fractions. A run whose
+high-value tokens score high (one-sided, p along v) fills the upper right, so its panel takes the lower right."""
 COMPASS_FONT = 10
 """Font size of the compass's two axis names, in points: legible where the figure is shrunk to the page's column."""
 
 
-def _draw_compass(ax: Axes, direction: np.ndarray) -> None:
-    """An inset in the upper right: the unit circle of the (v_hat, p_mm_hat) plane, its two axes, and p_hat's
+def _draw_compass(ax: Axes, direction: np.ndarray, place: tuple[float, float, float, float]) -> None:
+    """An inset at ``place`` (axes fractions, from ``COMPASS_PLACES``): the unit circle of the (v_hat, p_mm_hat)
+    plane, its two axes, and p_hat's
     projection on it."""
-    inset = ax.inset_axes([0.66, 0.6, 0.33, 0.38])
+    inset = ax.inset_axes(list(place))
     circle = np.linspace(0, 2 * np.pi, 100)
     inset.plot(np.cos(circle), np.sin(circle), color="lightgray", lw=0.8)
     inset.plot([0, 0], [0, 1], ":", color="black", lw=1)

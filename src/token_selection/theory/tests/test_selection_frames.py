@@ -189,6 +189,17 @@ def test_far_tokens_keep_their_class_colours_and_the_zero_axes_sit_at_zero(train
     plt.close(fig)
 
 
+def test_the_compass_goes_to_the_corner_asked_and_an_unknown_corner_is_named(trained):
+    data, E, v, p_mm, frames = trained
+    fig, axes = plt.subplots(1, 2)
+    plot_selection_frames(axes, E, v, p_mm, frames[:2], data.token_class, {}, compass="lower right")
+    for ax in axes:
+        assert list(ax.child_axes[0].get_axes_locator()._bounds) == [0.66, 0.02, 0.33, 0.38]
+    with pytest.raises(ValueError, match="compass must be one of.*'lower right'.*got 'left'"):
+        plot_selection_frames(axes, E, v, p_mm, frames[:2], data.token_class, {}, compass="left")
+    plt.close(fig)
+
+
 # --- class_race: how the two classes fare along frames of p --------------------------------------------------------
 
 
