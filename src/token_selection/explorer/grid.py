@@ -248,7 +248,7 @@ def grid_point(grid: dict, delta: float, d: int, T: int) -> dict:
 SPOT_CHECK_POINTS: tuple[tuple[float, int, int], ...] = (
     (0.0, 512, 8),  # the live explorer's default: p converges to p_mm
     (0.0, 256, 4),  # every sequence puts more than 0.99 of its attention on its relevant token
-    (0.0, 64, 32),  # p selects irrelevant tokens in half of the sequences
+    (0.0, 64, 32),  # p misses half of the sequences
     (0.3, 256, 16),  # several relevant tokens per sequence, p selects fewer
     (0.5, 1024, 32),  # the same at the largest d
     (0.0, 16, 16),  # no max-margin direction

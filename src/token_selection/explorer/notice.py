@@ -17,7 +17,7 @@ def what_to_notice(result: ExplorerResult) -> str:
 
     The first rule that applies wins: the alignment falls short, through the noise or, where the law predicts a
     good one, through the step's weights g_j; there is no
-    max-margin direction; p selects irrelevant tokens; p drops some relevant tokens;
+    max-margin direction; p misses sequences (an irrelevant token takes their attention); p drops some relevant tokens;
     p attends to several relevant tokens per sequence; p converges to p_mm (or not yet).
     """
     c = result.config
@@ -50,8 +50,9 @@ def what_to_notice(result: ExplorerResult) -> str:
     own_text = "" if own is None else f" (cos {own:.3f})"
     if result.missed_fraction > 0.01:
         return (
-            prefix + f"p selects irrelevant tokens in {result.missed_fraction:.0%} of the sequences and converges to the "
-            f"max-margin direction of that wrong selection{own_text}, not to p_mm (cos {cos:.2f})"
+            prefix + f"p misses {result.missed_fraction:.0%} of the sequences (an irrelevant token takes their "
+            f"attention) and converges to the max-margin direction of the selection it makes{own_text}, not to p_mm "
+            f"(cos {cos:.2f})"
         )
     if result.selected_fraction < 0.99:
         return (

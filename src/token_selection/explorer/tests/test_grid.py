@@ -67,7 +67,7 @@ def test_load_or_compute_grid_recomputes_when_the_cache_is_unusable(tmp_path, mo
 RULES = (  # what_to_notice's rules in its order, each by a phrase only its sentence holds
     ("noise", "the noise"),
     ("no p_mm", "no max-margin direction"),
-    ("missed", "selects irrelevant tokens in"),
+    ("missed", "an irrelevant token takes their attention"),
     ("partial", "of its own selection"),
     ("several", "p selects all of them"),
     ("converges", "p converges to p_mm"),

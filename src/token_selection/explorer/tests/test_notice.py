@@ -113,16 +113,16 @@ def test_without_p_mm_the_sentence_says_why(base):
 @pytest.mark.parametrize(("missed", "fires"), [(0.0, False), (0.01, False), (0.01 + 1e-12, True), (0.5, True)])
 def test_missed_sequences_fire_above_one_percent(base, missed, fires):
     text = what_to_notice(replace(base, missed_fraction=missed, selected_fraction=0.5))
-    assert ("selects irrelevant tokens" in text) is fires
+    assert ("an irrelevant token takes their attention" in text) is fires
 
 
 def test_missed_sequences_sentence_with_and_without_its_own_cosine(base):
     missed = replace(base, missed_fraction=0.5, final_cosine=0.4567, selection_cosine=0.98765)
     assert what_to_notice(missed) == (
-        PREFIX + "p selects irrelevant tokens in 50% of the sequences and converges to the max-margin direction of "
-        "that wrong selection (cos 0.988), not to p_mm (cos 0.46)"
+        PREFIX + "p misses 50% of the sequences (an irrelevant token takes their attention) and converges to the "
+        "max-margin direction of the selection it makes (cos 0.988), not to p_mm (cos 0.46)"
     )
-    assert "wrong selection, not to p_mm" in what_to_notice(replace(missed, selection_cosine=None))
+    assert "the selection it makes, not to p_mm" in what_to_notice(replace(missed, selection_cosine=None))
 
 
 @pytest.mark.parametrize(("selected", "fires"), [(0.5, True), (0.99 - 1e-12, True), (0.99, False), (1.0, False)])
