@@ -118,7 +118,8 @@ def train_cls(
         dloss_df = -y * torch.sigmoid(-margin) / n
         grad = E.T @ per_token(dloss_df[:, None] * q * (values - f[:, None]))
         # the float64 rounding error of that sum, from the sizes of its terms
-        summands = dloss_df.abs()[:, None] * q * (values.abs() + f.abs()[:, None])
+        sizes = values.abs() + f.abs()[:, None]  # (n, T): |u_i| + |f_j|
+        summands = dloss_df.abs()[:, None] * q * sizes
         noise = eps * float(E_norms @ per_token(summands))
         grad_norm = float(grad.norm())
         saturated = grad_norm < rounding_factor * noise
