@@ -101,7 +101,7 @@ def test_without_p_mm_the_sentence_says_why(base):
     assert what_to_notice(no_pmm) == (
         PREFIX + "E.v follows alpha (alignment 0.995), but no p can score every sequence's relevant token above the "
         "other tokens of its sequence, in all sequences at once (no max-margin direction in d=100); trained p still "
-        "puts 0.73 of the attention on relevant tokens on average"
+        "gives relevant tokens 73% of a sequence's attention on average"
     )
     assert what_to_notice(replace(no_pmm, irrelevant_share=0.0)) == (
         PREFIX + "every position holds a relevant token, so attention has nothing to select against (no p_mm)"
