@@ -33,7 +33,7 @@ import multiprocessing
 import time
 from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +41,7 @@ import numpy as np
 from ..theory.synthetic import make_synthetic
 from .compute import explore
 from .config import DEFAULT_CONFIG
+from .notice import what_to_notice
 from .result import ExplorerResult
 
 GRID_AXES: dict[str, tuple] = {
@@ -98,6 +99,28 @@ def _rounded(values, digits: int = DIGITS):
     return [_rounded(v, digits) for v in np.asarray(values, dtype=np.float64).tolist()]
 
 
+SHOWN_NUMBERS = (
+    "correlation",
+    "predicted_correlation",
+    "final_cosine",
+    "selection_cosine",
+    "relevant_per_sequence",
+    "selected_per_sequence",
+    "missed_fraction",
+    "final_mean_attention",
+    "final_min_attention",
+)
+"""The scalar numbers the sentence prints; the stored sentence reads them as the file stores them."""
+
+
+def stored_notice(result: ExplorerResult) -> str:
+    """``what_to_notice`` of ``result`` with its printed numbers rounded as the grid stores them: the readout under
+    the static panels formats the stored numbers, so the two print the same digits (rounding the unrounded number
+    and the stored one can differ in the last digit, 0.99846 -> 0.998 against 0.9985 -> 0.999)."""
+    rounded = {name: _rounded(getattr(result, name)) for name in SHOWN_NUMBERS if getattr(result, name) is not None}
+    return what_to_notice(replace(result, **rounded))
+
+
 def point_payload(result: ExplorerResult) -> dict:
     """What the three static panels need for one grid point (rounded, JSON-ready)."""
     history = result.history
@@ -125,7 +148,7 @@ def point_payload(result: ExplorerResult) -> dict:
         "miss": _rounded(result.missed_fraction),
         "opt": _rounded(result.optimal_fraction),
         "msg": result.max_margin_message,
-        "notice": result.notice,
+        "notice": stored_notice(result),
     }
 
 
