@@ -114,14 +114,20 @@ def _chapter10(settings: dict[str, Any], track: Track) -> dict[str, Any]:
     return out
 
 
+def selected_classes(mass: torch.Tensor, y: torch.Tensor, selected: float) -> list[int]:
+    """The classes, of +1 and -1 in that order, present in ``y`` and whose every sequence puts more than ``selected``
+    of its attention on its relevant token. mass: (n,) attention on the relevant token; y: (n,) labels."""
+    if mass.shape != y.shape or mass.dim() != 1:
+        raise ValueError(f"mass and y must be (n,) of one shape, got {tuple(mass.shape)} and {tuple(y.shape)}")
+    return [k for k in (1, -1) if bool((y == k).any()) and bool(mass[y == k].min() > selected)]
+
+
 def judge_run(cos: float, mass: torch.Tensor, y: torch.Tensor, threshold: float, selected: float) -> dict[str, bool]:
     """Chapter 4's judgement of one run. cos: cos(p, p_mm); mass: (n,) attention on the relevant token;
     y: (n,) labels. "selects": every sequence puts more than ``selected`` on it; "reached": that and
-    ``cos >= threshold``; "one_class": every sequence of one class (at least) selects."""
-    if mass.shape != y.shape or mass.dim() != 1:
-        raise ValueError(f"mass and y must be (n,) of one shape, got {tuple(mass.shape)} and {tuple(y.shape)}")
+    ``cos >= threshold``; "one_class": every sequence of one class (at least) selects (``selected_classes``)."""
+    one_class = bool(selected_classes(mass, y, selected))
     selects = bool(mass.min() > selected)
-    one_class = any(bool((y == k).any()) and bool(mass[y == k].min() > selected) for k in (1, -1))
     return {"reached": bool(cos >= threshold) and selects, "selects": selects, "one_class": one_class}
 
 

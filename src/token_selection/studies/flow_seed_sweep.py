@@ -136,12 +136,13 @@ def judge_end(E: torch.Tensor, data: Any, target: torch.Tensor, p: torch.Tensor,
 def kept_class(mass: torch.Tensor, y: torch.Tensor, selected: float) -> int:
     """The class a one-sided end keeps: +1 or -1 when every sequence of that class, and not every sequence of the
     other, puts more than ``selected`` of its attention on its relevant token; 0 when both classes or neither do.
-    mass: (n,) attention on the relevant token; y: (n,) labels in {-1, +1}, both present."""
-    if mass.shape != y.shape or mass.dim() != 1:
-        raise ValueError(f"mass and y must be (n,) of one shape, got {tuple(mass.shape)} and {tuple(y.shape)}")
+    mass: (n,) attention on the relevant token; y: (n,) labels in {-1, +1}, both present. The per-class test is
+    ``flow_discretisation.selected_classes``, the one behind ``judge_run``'s "one_class"."""
+    from .flow_discretisation import selected_classes
+
+    kept = selected_classes(mass, y, selected)  # checks the shapes
     if not (bool((y == 1).any()) and bool((y == -1).any())):
         raise ValueError("y must hold both classes, +1 and -1, for a kept class to mean anything")
-    kept = [k for k in (1, -1) if bool(mass[y == k].min() > selected)]
     return kept[0] if len(kept) == 1 else 0
 
 
