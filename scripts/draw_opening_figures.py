@@ -97,10 +97,10 @@ def _plot_against_importance():
     return plot_against_importance
 
 
-def _plot_lean_ends():
-    from token_selection.theory.plots import plot_lean_ends
+def _plot_selection_frames():
+    from token_selection.theory.selection_frames import plot_selection_frames
 
-    return plot_lean_ends
+    return plot_selection_frames
 
 
 def _plot_share_by_dimension():
@@ -218,25 +218,29 @@ def draw_04(ns: dict):
     }
 
 
-# Chapter 4b: each seed's initial lean at d = 512 and 2048, and whether its run reaches p_mm with unit steps and along
-# the flow (the chapter's lean figure).
+# Chapter 4b: every token at the end of two of the page's runs, in chapter 4's plane (value across, score up): seed 0,
+# which reaches p_mm, and the first seed that misses (the chapter's figure "What a miss looks like").
 def draw_04b(ns: dict):
-    leans, ends = ns["leans"], ns["ends"]
-    assert all(len(row) == 20 for row in leans.values()), "the caption says: the first 20 seeds"
-    fig, ax = plt.subplots(figsize=SIZE)
-    _plot_lean_ends()(ax, leans, ends, size=20)
-    ax.set_ylim(len(ends) - 0.4, -0.6)  # the first row on top
-    ax.set_title("each seed's initial lean, and whether its run reaches p_mm")
-    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=2, frameon=False)  # below the axes
-    _small(ax)
+    from token_selection.theory.selection_frames import Frame
+
+    plot = _plot_selection_frames()
+    fig, axes = plt.subplots(1, 2, figsize=SIZE, sharey=False)
+    numbers = {}
+    for ax, (seed, end) in zip(axes, ns["plane_seeds"].items(), strict=True):
+        data, model, p_mm, last_step = ns["trained"][seed]
+        last = Frame(step=int(last_step), p=model.p.detach().double())
+        (points,) = plot([ax], model.E.detach(), model.v.detach(), p_mm, [last], data.token_class, {}, compass="lower right")
+        for inset in list(ax.child_axes):  # the compass: too small to read at this size (the chapter's figure has it)
+            inset.remove()
+        ax.set_title(f"seed {seed} {end} $p_{{\\mathrm{{mm}}}}$")
+        ax.set_xlabel(r"value $E_s\cdot\hat v$")
+        ax.set_ylabel(r"score $E_s\cdot p/\|p\|$" if ax is axes[0] else "")
+        _small(ax)
+        irrelevant = points[data.token_class.numpy() == 0, 1]
+        numbers[f"seed{seed}_irrelevant_top"] = float(irrelevant.max())
+        numbers[f"seed{seed}_relevant_low"] = float(points[data.token_class.numpy() != 0, 1].min())
     fig.tight_layout()
-    small_d, large_d = sorted(leans)
-    return fig, {
-        "median_lean_small_d": float(np.median(np.abs(leans[small_d]))),
-        "median_lean_large_d": float(np.median(np.abs(leans[large_d]))),
-        "flow_misses_small_d": float((~np.asarray(ends[(small_d, "flow")], dtype=bool)).sum()),
-        "flow_misses_large_d": float((~np.asarray(ends[(large_d, "flow")], dtype=bool)).sum()),
-    }
+    return fig, numbers
 
 
 # Chapter 10b: along the flow, the share of seeds reaching p_mm against d (condition B).
@@ -278,6 +282,29 @@ def draw_04c(ns: dict):
         "stop_step": float(stopped["step"][-1]),
         "stopped_cosine": float(stopped["cosine"][-1]),
         "unstopped_final_cosine": float(unstopped["cosine"][-1]),
+    }
+
+
+# Chapter 4d: one run of normalised GD on data with several relevant tokens per sequence, and its cosine with the two
+# max-margin directions (in the colours of the chapter's text: p_opt blue, p_all orange).
+def draw_04d(ns: dict):
+    frames, along = ns["frames"], ns["along"]
+    steps = [f.step for f in frames]
+    fig, ax = plt.subplots(figsize=SIZE)
+    ax.semilogx(steps, along["p_opt"], color="tab:blue", lw=2.2, label=r"$\cos(p, p_{\mathrm{opt}})$: optimal token")
+    ax.semilogx(steps, along["p_all"], color="tab:orange", lw=1.6, label=r"$\cos(p, p_{\mathrm{all}})$: every relevant token")
+    ax.set_xlabel("normalised-GD step")
+    ax.set_ylabel("cosine")
+    ax.set_ylim(0, 1.02)
+    ax.set_title("several relevant tokens: p goes to the optimal-token direction")
+    ax.legend(fontsize=7.5, loc="lower right")
+    _small(ax)
+    fig.tight_layout()
+    return fig, {
+        "last_step": float(steps[-1]),
+        "cos_opt_end": float(along["p_opt"][-1]),
+        "cos_all_end": float(along["p_all"][-1]),
+        "cos_all_peak": float(max(along["p_all"])),
     }
 
 
@@ -475,20 +502,21 @@ OPENINGS = (
         "ch4b-fig-opening",
         (
             "import token_selection.theory.training",
+            "case = REFERENCE_CASE",
             "sweep = []",
-            "sweep_scale = shown_scale(",
-            "leans = {small_d: ",
+            "plane_seeds = {0: ",
         ),
         draw_04b,
-        (_plot_lean_ends,),
-        "Why some seeds miss: the initial lean",
-        "The initial lean of each of the first 20 seeds, the cosine of the first gradient on $p$ with $v$, with unit "
-        "steps and along the flow: "
-        "the runs that end one-sided (red crosses) mostly start with the largest leans, and at $d = 2048$ the leans are "
-        "smaller and fewer runs miss",
-        "Dot plot of each seed's initial lean on four rows, d = 512 and d = 2048, each with unit steps and along the "
-        "flow: red crosses for runs that end one-sided sit mostly at the largest leans, and the leans at d = 2048 lie "
-        "closer to zero",
+        (_plot_selection_frames,),
+        "The same setting over seeds",
+        "Every token at the end of two runs, value across and score up. Left, seed 0 reaches $p_{\\mathrm{mm}}$: every "
+        "relevant token, red or blue, sits high, every irrelevant one (grey) low. Right, the first seed that misses: "
+        "the blue tokens sit below the grey ones, which take the attention of the negative sequences (hollow circles: "
+        "where a token would sit at that seed's $p_{\\mathrm{mm}}$)",
+        "Two scatter plots of every token, value across and score up. Left, seed 0: the red and blue relevant tokens "
+        "sit on one high level, the grey irrelevant ones on a low level. Right, the first missed seed: the scores rise "
+        "with the value, the red tokens above every grey one, the blue ones below every grey one, with arrows up to "
+        "hollow circles where they would sit at the max-margin direction",
         records=("flow_seed_sweep.fast.json", "flow_seed_sweep.full.json"),
     ),
     Opening(
@@ -503,6 +531,19 @@ OPENINGS = (
         "(blue)",
         "Line plot of the cosine between p and the max-margin direction against the step, log scale: the stopped run "
         "rises to about one and ends at a dotted line; the run left to go on follows it, then falls away",
+    ),
+    Opening(
+        "04d_several_tokens",
+        "ch4d-fig-opening",
+        ("import REFERENCE_CASE\n", "case = REFERENCE_CASE", "several = ts.make_synthetic("),
+        draw_04d,
+        (),
+        "Several relevant tokens per sequence",
+        "With several relevant tokens per sequence, normalised GD on $p$ turns towards the max-margin direction that "
+        "selects the optimal token of each sequence (blue), not towards the one that selects every relevant token "
+        "(orange), which it follows at first and then leaves",
+        "Two line plots against the training step, log scale: the cosine of p with the optimal-token direction rises "
+        "to 1; the cosine with the all-relevant direction rises with it at first, then turns away and ends well below",
     ),
     Opening(
         "06_imdb",
