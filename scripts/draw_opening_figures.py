@@ -261,27 +261,37 @@ def draw_10b(ns: dict):
     }
 
 
-# Chapter 4c: normalised GD stopped at the float64 floor, and the same run left to go on past it (in the colours and
-# words of the chapter's figure: the first curve drawn blue, the second orange).
+# Chapter 4c: normalised GD stopped at the float64 floor, and the same run left to go on past it: its cosine with p_mm
+# (left) and the computed gradient's norm (right), in the colours and words of the chapter (the first curve drawn
+# blue, the second orange).
 def draw_04c(ns: dict):
     stopped, unstopped = ns["history_normalized"].as_arrays(), ns["history_unstopped"].as_arrays()
-    fig, ax = plt.subplots(figsize=SIZE)
+    fig, (ax0, ax1) = plt.subplots(1, 2, figsize=SIZE)
     moved_u, moved_s = unstopped["p_norm"] > 0, stopped["p_norm"] > 0  # p = 0 has no direction: no cosine there
-    ax.semilogx(unstopped["step"][moved_u] + 1, unstopped["cosine"][moved_u], color="tab:blue", lw=1.2, label="not stopped")
-    ax.semilogx(
-        stopped["step"][moved_s] + 1, stopped["cosine"][moved_s], color="tab:orange", lw=2.2, label="stopped at the float64 floor"
+    runs = (
+        ("not stopped", unstopped, moved_u, "tab:blue", 1.2),
+        ("stopped at the float64 floor", stopped, moved_s, "tab:orange", 2.2),
     )
-    ax.axvline(stopped["step"][-1] + 1, color="gray", lw=1, ls=":")
-    ax.set_xlabel("normalised-GD step + 1")
-    ax.set_ylabel(r"$\cos(p, p_{\mathrm{mm}})$")
-    ax.set_title("past the floor the direction drifts off p_mm")
-    ax.legend(fontsize=7.5, loc="lower right")
-    _small(ax)
+    for label, run, moved, colour, width in runs:
+        ax0.semilogx(run["step"][moved] + 1, run["cosine"][moved], color=colour, lw=width, label=label)
+        ax1.loglog(run["step"] + 1, run["grad_norm"], color=colour, lw=width, label=label)
+    low = min(float(unstopped["cosine"][moved_u].min()), float(stopped["cosine"][moved_s].min()))
+    ax0.set_ylim(low - 0.05, 1.03)
+    ax0.set_ylabel(r"$\cos(p, p_{\mathrm{mm}})$")
+    ax1.set_ylabel(r"computed $\|\nabla_p L\|$")
+    ax0.set_title("past the floor the direction drifts")
+    ax1.set_title("the computed gradient")
+    for ax in (ax0, ax1):
+        ax.axvline(stopped["step"][-1] + 1, color="gray", lw=1, ls=":")
+        ax.set_xlabel("normalised-GD step + 1")
+        _small(ax)
+    ax0.legend(fontsize=7, loc="lower center")
     fig.tight_layout()
     return fig, {
         "stop_step": float(stopped["step"][-1]),
         "stopped_cosine": float(stopped["cosine"][-1]),
         "unstopped_final_cosine": float(unstopped["cosine"][-1]),
+        "unstopped_final_grad": float(unstopped["grad_norm"][-1]),
     }
 
 
@@ -527,10 +537,11 @@ OPENINGS = (
         (),
         "The numerical limit",
         "Normalised GD on $p$ reaches $p_{\\mathrm{mm}}$ and stops where float64 can no longer compute the gradient "
-        "(orange); not stopped, the same run goes past that floor, follows rounding noise and its direction drifts away "
-        "(blue)",
-        "Line plot of the cosine between p and the max-margin direction against the step, log scale: the stopped run "
-        "rises to about one and ends at a dotted line; the run left to go on follows it, then falls away",
+        "(orange, dotted line); not stopped, the same run goes past that floor, follows rounding noise and its "
+        "direction drifts away (blue, left), while the gradient it computes keeps falling (right)",
+        "Two line plots against the step, log scale. Left, the cosine between p and the max-margin direction: the "
+        "stopped run rises to about one and ends at a dotted line; the run left to go on follows it, then falls away. "
+        "Right, the norm of the computed gradient, falling on a log scale for both runs",
     ),
     Opening(
         "04d_several_tokens",
