@@ -128,6 +128,25 @@ WIDE_MARGINS = """() => [...document.querySelectorAll('article aside, article .m
   .filter(e => e.scrollWidth > e.clientWidth + 1)
   .map(e => ({overflow: e.scrollWidth - e.clientWidth, text: e.innerText.trim().replace(/\\s+/g, ' ').slice(0, 60)}))"""
 
+# Words of the text column's table headers that break across two lines ("see / ds"; a break at a hyphen is a break
+# between words): each word's range has one line box per line it spans.
+BROKEN_HEADER_WORDS = """() => [...document.querySelectorAll('article table th')]
+  .filter(th => !th.closest('aside, .margin, .sidebar'))
+  .flatMap(th => {
+    const walker = document.createTreeWalker(th, NodeFilter.SHOW_TEXT);
+    const broken = [];
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const match of node.textContent.matchAll(/[A-Za-z][A-Za-z']+/g)) {
+        const range = document.createRange();
+        range.setStart(node, match.index);
+        range.setEnd(node, match.index + match[0].length);
+        const lines = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+        if (lines.size > 1) broken.push(match[0]);
+      }
+    }
+    return broken;
+  })"""
+
 # The cells of pandas tables that pandas cut short (display.max_colwidth ends them with "...").
 TRUNCATED_CELLS = (
     "[...document.querySelectorAll('article table.dataframe td')]"
@@ -168,6 +187,8 @@ def reader_defects(page) -> list[str]:
             f"a margin note is {note['overflow']} px wider than its box at {READING_VIEWPORT['width']} px (cut off): "
             f"{note['text']!r}"
         )
+    for word in page.evaluate(BROKEN_HEADER_WORDS):
+        problems.append(f"a table header breaks the word {word!r} across two lines at {READING_VIEWPORT['width']} px")
     for block in page.evaluate(WIDE_BLOCKS):
         problems.append(
             f"{'an' if block['kind'] == 'equation' else 'a'} {block['kind']} is {block['overflow']} px wider than the "
@@ -522,6 +543,18 @@ def test_reader_checker_catches_a_table_or_an_equation_wider_than_the_column(fee
     assert reader_defects(_wide_page(feed, equation.format(w=500))) == []
     inline = equation.replace('display="true"', 'display="false"').format(w=620)
     assert reader_defects(_wide_page(feed, inline)) == []  # only display equations are read
+
+
+def test_reader_checker_catches_a_table_header_that_breaks_a_word(feed):
+    header = (
+        '<table style="width: 300px"><tr><th style="overflow-wrap: {wrap}; width: 28px">seeds</th>'
+        "<th>how p is trained, at length</th></tr><tr><td>0 to 19</td><td>unit steps</td></tr></table>"
+    )
+    broken = reader_defects(_wide_page(feed, header.format(wrap="anywhere")))
+    assert broken == [f"a table header breaks the word 'seeds' across two lines at {READING_VIEWPORT['width']} px"]
+    assert reader_defects(_wide_page(feed, header.format(wrap="break-word"))) == []  # the column widens to the word
+    two_lines = header.format(wrap="break-word").replace("seeds", "seeds per d")
+    assert reader_defects(_wide_page(feed, two_lines)) == []  # a header on two lines, broken between words
 
 
 def test_reader_checker_catches_a_margin_note_wider_than_its_box(feed):

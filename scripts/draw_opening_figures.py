@@ -173,14 +173,15 @@ def draw_02(ns: dict):
 
 # Chapter 3: the values before and after one step, against the signed frequency.
 def draw_03(ns: dict):
-    alpha, data, E0, E1, v = ns["alpha"], ns["data"], ns["E0"], ns["E1"], ns["v"]
+    alpha, data, E0, E1, v, counts = ns["alpha"], ns["data"], ns["E0"], ns["E1"], ns["v"], ns["counts"]
     plot = _plot_against_importance()
     after = (E1 @ v).numpy()
     corr = float(np.corrcoef(after, alpha.numpy())[0, 1])
     fig, (ax0, ax1) = plt.subplots(1, 2, figsize=SIZE)
-    plot(ax0, alpha, (E0 @ v).numpy(), data.token_class, sizes=np.full(len(after), 12.0))
+    sizes = 0.9 * counts  # marker area: the token's raw count, as in the chapter (scaled to this smaller figure)
+    plot(ax0, alpha, (E0 @ v).numpy(), data.token_class, sizes=sizes)
     ax0.set_title("before the step: noise")
-    slope, _ = plot(ax1, alpha, after, data.token_class, sizes=np.full(len(after), 12.0), fit=True)
+    slope, _ = plot(ax1, alpha, after, data.token_class, sizes=sizes, fit=True)
     ax1.set_title(f"after one step: corr = {corr:.3f}")
     ax0.set_ylabel(r"value $E_s\cdot v$")
     for ax in (ax0, ax1):
@@ -487,12 +488,13 @@ OPENINGS = (
     Opening(
         "03_one_step",
         "ch3-fig-opening",
-        ("from tqdm.auto import tqdm", "err_exact = relative_error("),
+        ("from tqdm.auto import tqdm", "err_exact = relative_error(", "counts = sum(ts.token_counts("),
         draw_03,
         (_plot_against_importance,),
         "The alignment: values on a line",
         "Before the step each token's value $E_s\\cdot v$ is noise (left, note the small vertical scale); after one "
-        "gradient step it lies on a line in the token's signed frequency $\\alpha_s$ (right)",
+        "gradient step it lies on a line in the token's signed frequency $\\alpha_s$ (right); marker area: the token's "
+        "count, so the large grey markers at $\\alpha_s = 0$ are the most frequent tokens",
         "Two scatter plots of the tokens' values against their signed frequency, before and after one step",
     ),
     Opening(
