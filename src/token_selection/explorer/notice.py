@@ -45,8 +45,8 @@ def what_to_notice(result: ExplorerResult) -> str:
         return (
             prefix + f"E.v follows alpha (alignment {corr:.3f}), but no p can score every sequence's relevant token "
             f"above the other tokens of its sequence, in all sequences at once (no max-margin direction in d={c.d}); "
-            f"trained p still gives relevant tokens {result.final_mean_attention:.0%} of a sequence's attention on average"
-            + (f" and misses {result.missed_fraction:.0%} of the sequences" if result.missed_fraction > 0.01 else "")
+            f"after training, relevant tokens hold {result.final_mean_attention:.0%} of a sequence's attention on average"
+            + (f", and p misses {result.missed_fraction:.0%} of the sequences" if result.missed_fraction > 0.01 else "")
         )
     own_text = "" if own is None else f" (cos {own:.3f})"
     if result.missed_fraction > 0.01:

@@ -123,7 +123,7 @@ def _numbers(point: dict, step_factor: float) -> str:
     # no-break spaces: "0.50 attended" and "(≥ 1%" each stay on one line; "attended" is chapter 5's word for a
     # relevant token holding at least SELECTED_MASS of its sequence's attention
     held = f"{point['sel']:.2f}\u00a0attended (≥\u00a0{SELECTED_MASS:.0%} of the attention)"
-    training += f"; mean per sequence: {point['rel']:.2f} relevant tokens, {held}"
+    training += f"; mean per sequence: {point['rel']:.2f} relevant tokens, of which {held}"
     return "<br>".join(piece for line in (step, training) for piece in textwrap.wrap(line, LINE_CHARACTERS))
 
 

@@ -87,9 +87,17 @@ def _slider(frames: StepFrames, active: int) -> dict:
                 currentvalue=dict(prefix="step τ = η/η* = ", font=dict(size=13)))  # fmt: skip
 
 
+def opening_frame(frames: StepFrames, start: float = 1.0) -> int:
+    """The index of the frame the slider opens at: the one whose ``tau`` is nearest ``start`` on a log scale.
+    ``start`` must be a positive, finite step."""
+    if not np.isfinite(start) or start <= 0:
+        raise ValueError(f"start must be a positive step tau, got {start!r}")
+    return int(np.argmin(np.abs(np.log(frames.taus) - np.log(start))))
+
+
 def step_slider_figure(frames: StepFrames, *, start: float = 1.0) -> go.Figure:
-    """The slider figure of ``frames``, showing first the frame whose ``tau`` is nearest ``start`` (on a log scale)."""
-    active = int(np.argmin(np.abs(np.log(frames.taus) - np.log(start))))
+    """The slider figure of ``frames``, showing first the frame ``opening_frame(frames, start)``."""
+    active = opening_frame(frames, start)
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12, column_widths=[0.58, 0.42])
     fig.add_traces(_traces(frames, active))
     play = dict(mode="immediate", fromcurrent=False, frame=dict(duration=250, redraw=True), transition=dict(duration=0))

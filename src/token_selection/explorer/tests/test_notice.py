@@ -100,12 +100,12 @@ def test_without_p_mm_the_sentence_says_why(base):
     no_pmm = replace(base, final_cosine=None, final_mean_attention=0.734)
     assert what_to_notice(no_pmm) == (
         PREFIX + "E.v follows alpha (alignment 0.995), but no p can score every sequence's relevant token above the "
-        "other tokens of its sequence, in all sequences at once (no max-margin direction in d=100); trained p still "
-        "gives relevant tokens 73% of a sequence's attention on average"
+        "other tokens of its sequence, in all sequences at once (no max-margin direction in d=100); after training, "
+        "relevant tokens hold 73% of a sequence's attention on average"
     )
     # where it also misses sequences, it says how many (above 1 %, as the rule for missed sequences)
     assert what_to_notice(replace(no_pmm, missed_fraction=0.5)).endswith(
-        "73% of a sequence's attention on average and misses 50% of the sequences"
+        "73% of a sequence's attention on average, and p misses 50% of the sequences"
     )
     assert what_to_notice(replace(no_pmm, missed_fraction=0.01)).endswith("on average")
     assert what_to_notice(replace(no_pmm, missed_fraction=0.0101)).endswith("misses 1% of the sequences")

@@ -6,7 +6,13 @@ import numpy as np
 import pytest
 
 from token_selection.explorer.static import BOOK_PLOTLYJS, static_html
-from token_selection.explorer.step_slider import ELEMENT_ID, frame_name, step_slider, step_slider_figure
+from token_selection.explorer.step_slider import (
+    ELEMENT_ID,
+    frame_name,
+    opening_frame,
+    step_slider,
+    step_slider_figure,
+)
 from token_selection.theory.step_frames import step_frames
 
 
@@ -33,6 +39,17 @@ def test_start_frame_is_nearest_tau_one_and_shows_its_values(frames):
     assert np.allclose(shown, expected)
     assert list(fig.data[7].y) == [pytest.approx(frames.correlation[k])]
     assert f"{frames.correlation[k]:.4f}" in fig.layout.annotations[0].text
+
+
+def test_opening_frame_is_the_nearest_tau_on_a_log_scale_and_refuses_a_step_that_is_not_positive(frames):
+    taus = frames.taus  # 0.1, 0.26, 0.67, 1.73, ..., 30: seven steps evenly spaced in log, none at 1
+    assert opening_frame(frames) == 2  # 0.67 is nearer 1 than 1.73 on the log scale
+    assert opening_frame(frames, 30) == 6 and opening_frame(frames, 1e6) == 6 and opening_frame(frames, 1e-6) == 0
+    middle = float(np.sqrt(taus[3] * taus[4]))  # halfway between two frames on the log scale
+    assert opening_frame(frames, middle * 0.999) == 3 and opening_frame(frames, middle * 1.001) == 4
+    for bad in (0.0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="start must be a positive step tau"):
+            opening_frame(frames, bad)
 
 
 def test_each_frame_moves_the_point_and_the_line(frames):
