@@ -225,7 +225,7 @@ def draw_04b(ns: dict):
     from token_selection.theory.selection_frames import Frame
 
     plot = _plot_selection_frames()
-    fig, axes = plt.subplots(1, 2, figsize=SIZE, sharey=False)
+    fig, axes = plt.subplots(1, 2, figsize=SIZE)
     numbers = {}
     for ax, (seed, end) in zip(axes, ns["plane_seeds"].items(), strict=True):
         data, model, p_mm, last_step = ns["trained"][seed]
