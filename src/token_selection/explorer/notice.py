@@ -43,7 +43,7 @@ def what_to_notice(result: ExplorerResult) -> str:
         if result.irrelevant_share == 0:
             return prefix + "every position holds a relevant token, so attention has nothing to select against (no p_mm)"
         return (
-            prefix + f"E.v follows alpha (alignment {corr:.3f}), but no p can score every sequence's relevant token "
+            prefix + f"E.v follows alpha (alignment {corr:.4f}), but no p can score every sequence's relevant token "
             f"above the other tokens of its sequence, in all sequences at once (no max-margin direction in d={c.d}); "
             f"after training, relevant tokens hold {result.final_mean_attention:.0%} of a sequence's attention on average"
             + (f", and p misses {result.missed_fraction:.0%} of the sequences" if result.missed_fraction > 0.01 else "")
@@ -75,7 +75,7 @@ def what_to_notice(result: ExplorerResult) -> str:
     )
     if cos >= DIRECTION_COSINE:
         return (
-            prefix + f"E.v follows alpha (alignment {corr:.3f}, predicted {result.predicted_correlation:.3f}), "
+            prefix + f"E.v follows alpha (alignment {corr:.4f}, predicted {result.predicted_correlation:.4f}), "
             f"p converges to p_mm (cos {cos:.3f}) and {selection}"
         )
     return prefix + f"{selection}, but the direction of p is still off p_mm (cos {cos:.3f}) when training stops"

@@ -50,7 +50,7 @@ def test_the_noisy_threshold_is_0_9():
 
 def test_the_clean_case_converges_to_p_mm(base):
     assert what_to_notice(base) == (
-        PREFIX + "E.v follows alpha (alignment 0.995, predicted 0.998), p converges to p_mm (cos 0.995) and "
+        PREFIX + "E.v follows alpha (alignment 0.9950, predicted 0.9984), p converges to p_mm (cos 0.995) and "
         "every sequence puts more than 0.99 of its attention on its relevant token"
     )
 
@@ -99,7 +99,7 @@ def test_the_noise_rule_wins_over_every_later_rule(base):
 def test_without_p_mm_the_sentence_says_why(base):
     no_pmm = replace(base, final_cosine=None, final_mean_attention=0.734)
     assert what_to_notice(no_pmm) == (
-        PREFIX + "E.v follows alpha (alignment 0.995), but no p can score every sequence's relevant token above the "
+        PREFIX + "E.v follows alpha (alignment 0.9950), but no p can score every sequence's relevant token above the "
         "other tokens of its sequence, in all sequences at once (no max-margin direction in d=100); after training, "
         "relevant tokens hold 73% of a sequence's attention on average"
     )
