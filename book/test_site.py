@@ -619,6 +619,32 @@ def test_the_reading_path_shows_no_assert_line(built_site, path):
     assert not found, f"{path}: {len(found)} assert line(s) on the reading path, first: {found[:3]}"
 
 
+NAMED_TARGETS = r"exercise|chapter|figure|section|equation|theorem|observation|definition|proposition|lemma|remark"
+DOUBLED_NAME = re.compile(rf"\b({NAMED_TARGETS})\s+\1\b|\bfigure\s+fig\.", re.IGNORECASE)
+"""A kind named twice in a row, as prose before a reference that names its kind itself: "the exercise Exercise 20",
+"the figure Fig. 4", "chapter chapter"."""
+
+
+def doubled_names(text: str) -> list[str]:
+    """Each place in ``text`` where a kind of target is named twice in a row, with a little context."""
+    return [text[max(0, m.start() - 30) : m.end() + 10].replace("\n", " ") for m in DOUBLED_NAME.finditer(text)]
+
+
+def test_doubled_names_are_found_with_any_case_and_spacing_and_only_when_doubled():
+    assert len(doubled_names("twins; the exercise Exercise 20 shows")) == 1
+    assert len(doubled_names("read chapter\nChapter 4 and the figure Fig. 4")) == 2
+    assert doubled_names("Exercise 20 and chapter 4; the figure (Fig. 4); an exercise, exercises") == []
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_no_page_names_a_reference_twice(built_site, path):
+    from bs4 import BeautifulSoup
+
+    article = BeautifulSoup((built_site / path).read_text(), "html.parser").find("article")
+    found = doubled_names(" ".join(article.get_text(" ").split()))
+    assert not found, f"{path}: a kind named twice before a reference: {found}"
+
+
 def machinery_shares(built_site: Path) -> dict[str, tuple[float, int, int]]:
     """Every reading page's (share, machinery sentences, sentences) on its reading path."""
     from token_selection.reading_path import machinery_share
