@@ -12,8 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..scale import is_full
-from ..theory.thresholds import DIRECTION_COSINE, SELECTED_ATTENTION
-from .flow_seed_sweep import flow_sweep_settings, run_flow_seed_sweep
+from .flow_seed_sweep import JUDGED_WORDS, ODE_WORDS, REFERENCE_SIZES, flow_sweep_settings, run_flow_seed_sweep
 from .pool import Track, untracked
 
 RECORD = "flow_fixed_tau"
@@ -49,11 +48,8 @@ def reached_counts(metrics: dict[str, Any]) -> dict[int, dict[str, dict[str, Any
 
 
 FIXED_TAU_PROTOCOL = (
-    "The reference case (ours: n = 200 sequences, T = 8, V = 50) for each data and initialisation seed at d = 1024, "
+    f"The reference case (ours: {REFERENCE_SIZES}) for each data and initialisation seed at d = 1024, "
     "2048 and 4096, with the one step on E of size 200 sqrt(512 / d): the same multiple of eta* as the reference step "
     "at d = 512, since eta* falls like 1/sqrt(d) on the same data. p trained from 0 with E and v frozen over chapter "
-    "4's arc length, by normalised GD with step 1 and along the normalised flow by scipy's DOP853 (fast: rtol 1e-6, "
-    "atol 1e-8; full: rtol 1e-8, atol 1e-10), judged as chapter 4 judges a run (selects: every sequence puts more "
-    f"than {SELECTED_ATTENTION:g} of its attention on its relevant token; reaches p_mm: selects and cos(p, p_mm) >= "
-    f"{DIRECTION_COSINE:g}). Wilson 95% intervals."
+    f"4's arc length, by normalised GD with step 1 and along the normalised flow by scipy's DOP853 {ODE_WORDS}, {JUDGED_WORDS}"
 )

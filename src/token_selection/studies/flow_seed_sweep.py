@@ -19,7 +19,9 @@ from typing import Any
 import torch
 
 from ..scale import is_full
+from ..theory.synthetic import ReferenceCase
 from ..theory.thresholds import DIRECTION_COSINE, SELECTED_ATTENTION
+from .flow_discretisation import selected_classes
 from .flow_solvers import SOLVERS, flow_batch, flow_ode
 from .intervals import wilson_interval
 from .pool import Track, run_tasks, untracked
@@ -138,8 +140,6 @@ def kept_class(mass: torch.Tensor, y: torch.Tensor, selected: float) -> int:
     other, puts more than ``selected`` of its attention on its relevant token; 0 when both classes or neither do.
     mass: (n,) attention on the relevant token; y: (n,) labels in {-1, +1}, both present. The per-class test is
     ``flow_discretisation.selected_classes``, the one behind ``judge_run``'s "one_class"."""
-    from .flow_discretisation import selected_classes
-
     kept = selected_classes(mass, y, selected)  # checks the shapes
     if not (bool((y == 1).any()) and bool((y == -1).any())):
         raise ValueError("y must hold both classes, +1 and -1, for a kept class to mean anything")
@@ -201,12 +201,34 @@ def run_flow_seed_sweep(settings: dict[str, Any], track: Track = untracked, jobs
     return metrics
 
 
+REFERENCE_SIZES = f"n = {ReferenceCase.n} sequences, T = {ReferenceCase.T}, V = {ReferenceCase.vocab_size}"
+"""The reference case's sizes in the protocols' words, read from ``ReferenceCase``."""
+REFERENCE_WORDS = f"The reference case (ours: {REFERENCE_SIZES}, one step of size {ReferenceCase.eta:g} on E)"
+"""How the protocols of the studies on the reference case begin."""
+ARC_WORDS = f"chapter 4's arc length ({flow_sweep_settings('full')['steps'] * flow_sweep_settings('full')['lr']:g})"
+"""Chapter 4's arc length, ``steps`` x ``lr`` of the sweep's settings, in words."""
+ODE_WORDS = (
+    "("
+    + "; ".join(
+        f"{scale}: rtol {ode['rtol']:.0e}, atol {ode['atol']:.0e}".replace("e-0", "e-")
+        for scale, ode in ((scale, flow_sweep_settings(scale)["ode"]) for scale in ("fast", "full"))
+    )
+    + ")"
+)
+"""The adaptive solvers' tolerances at both scales, read from the sweep's settings: "(fast: rtol 1e-6, ...)"."""
+JUDGED_WORDS = (
+    "judged as chapter 4 judges a run (selects: every sequence puts more than "
+    f"{SELECTED_ATTENTION:g} of its attention on its relevant token; reaches p_mm: selects and cos(p, p_mm) >= "
+    f"{DIRECTION_COSINE:g}). Wilson 95% intervals."
+)
+"""Chapter 4's judgement of a run and the intervals, as the protocols of the studies built on the sweep end."""
+
 FLOW_SWEEP_PROTOCOL = (
-    "The reference case (ours: n = 200 sequences, T = 8, V = 50, one step of size 200 on E) for each data and "
+    f"{REFERENCE_WORDS} for each data and "
     "initialisation seed at d = 512 and d = 2048; p trained from 0 with E and v frozen along the gradient flow, over "
-    "chapter 4's arc length (5000), four ways: normalised GD with step 1 (the seed sweep of the report's theory "
+    f"{ARC_WORDS}, four ways: normalised GD with step 1 (the seed sweep of the report's theory "
     "record) and 1/10, and the normalised flow dp/ds = -grad L/|grad L| (the same curve as gradient flow) by scipy's "
-    "adaptive RK45 and DOP853 at the same tolerances (fast: rtol 1e-6, atol 1e-8; full: rtol 1e-8, atol 1e-10). Every "
+    f"adaptive RK45 and DOP853 at the same tolerances {ODE_WORDS}. Every "
     "run stops at the float64 floor of train_cls. A run selects when every sequence puts more than "
     f"{SELECTED_ATTENTION:g} of its attention on its relevant token, and reaches p_mm when it selects and cos(p, p_mm) "
     f">= {DIRECTION_COSINE:g} (chapter 4's judgement). Wilson 95% intervals."

@@ -12,9 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..scale import is_full
-from ..theory.thresholds import DIRECTION_COSINE, SELECTED_ATTENTION
 from .fixed_tau import reached_counts
-from .flow_seed_sweep import flow_sweep_settings, is_positive_number, run_flow_seed_sweep
+from .flow_seed_sweep import JUDGED_WORDS, ODE_WORDS, flow_sweep_settings, is_positive_number, run_flow_seed_sweep
 from .pool import Track, untracked
 
 RECORD = "flow_long_sequences"
@@ -67,7 +66,5 @@ LONG_SEQUENCES_PROTOCOL = (
     "data and initialisation seed at d = 512, 1024, 2048 and 4096 (fast: d = 1024, two seeds), with the one step on E "
     f"of size tau eta*, eta* computed on the seed's own data, at tau = {' and '.join(f'{t:g}' for t in TAUS)}. p "
     "trained from 0 with E and v frozen over chapter 4's arc length, by normalised GD with step 1 and along the "
-    "normalised flow by scipy's DOP853 (fast: rtol 1e-6, atol 1e-8; full: rtol 1e-8, atol 1e-10), judged as chapter 4 "
-    f"judges a run (selects: every sequence puts more than {SELECTED_ATTENTION:g} of its attention on its relevant "
-    f"token; reaches p_mm: selects and cos(p, p_mm) >= {DIRECTION_COSINE:g}). Wilson 95% intervals."
+    f"normalised flow by scipy's DOP853 {ODE_WORDS}, {JUDGED_WORDS}"
 )

@@ -20,7 +20,7 @@ from scipy.special import logsumexp
 
 from ..scale import is_full
 from ..theory.thresholds import DIRECTION_COSINE, SELECTED_ATTENTION
-from .flow_seed_sweep import count
+from .flow_seed_sweep import ARC_WORDS, REFERENCE_WORDS, count, flow_sweep_settings
 from .pool import Track, run_tasks, untracked
 
 RECORD = "past_floor"
@@ -39,7 +39,7 @@ def past_floor_settings(scale: str) -> dict[str, Any]:
         "seeds": list(range(100 if full else 4)),
         "steps": 5000,
         "past_length": 1500 if full else 150,
-        "ode": {"rtol": 1e-8 if full else 1e-6, "atol": 1e-10 if full else 1e-8},
+        "ode": flow_sweep_settings(scale)["ode"],
         "cosine_threshold": DIRECTION_COSINE,
         "selected_attention": SELECTED_ATTENTION,
     }
@@ -244,9 +244,9 @@ def run_past_floor(settings: dict[str, Any], track: Track = untracked, jobs: int
 
 
 PAST_FLOOR_PROTOCOL = (
-    "The reference case (ours: n = 200 sequences, T = 8, V = 50, one step of size 200 on E) at d = 512 for each seed "
-    "of the flow sweep: p trained from 0 with E and v frozen to the float64 floor of train_cls over chapter 4's arc "
-    "length (5000), by normalised GD with step 1 and along the flow by scipy's RK45 (the flow sweep's tolerances); "
+    f"{REFERENCE_WORDS} at d = 512 for each seed "
+    f"of the flow sweep: p trained from 0 with E and v frozen to the float64 floor of train_cls over {ARC_WORDS}, "
+    "by normalised GD with step 1 and along the flow by scipy's RK45 (the flow sweep's tolerances); "
     "each end continued the way it came over a further arc length (full: 1500, fast: 150), by unit normalised steps or "
     "by RK45 at the same tolerances, along -grad L/|grad L| computed in the log domain (each term's factors as "
     "logarithms, u_i - f_j as sum_k q_jk (u_i - u_k)), which has no floor. At the floor and "

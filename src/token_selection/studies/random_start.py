@@ -22,7 +22,7 @@ import torch
 
 from ..scale import is_full
 from ..theory.thresholds import DIRECTION_COSINE, SELECTED_ATTENTION
-from .flow_seed_sweep import DIMENSIONS, cosine, count, judge_end
+from .flow_seed_sweep import ARC_WORDS, DIMENSIONS, ODE_WORDS, REFERENCE_WORDS, cosine, count, flow_sweep_settings, judge_end
 from .flow_solvers import flow_batch, flow_ode
 from .pool import Track, run_tasks, untracked
 
@@ -55,7 +55,7 @@ def random_start_settings(scale: str) -> dict[str, Any]:
         "judged_on": "acting part",
         "steps": 5000,
         "lr": 1.0,
-        "ode": {"rtol": 1e-8 if full else 1e-6, "atol": 1e-10 if full else 1e-8},
+        "ode": flow_sweep_settings(scale)["ode"],
         "cosine_threshold": DIRECTION_COSINE,
         "selected_attention": SELECTED_ATTENTION,
     }
@@ -161,12 +161,12 @@ def run_random_start(settings: dict[str, Any], track: Track = untracked, jobs: i
 
 
 RANDOM_START_PROTOCOL = (
-    "The reference case (ours: n = 200 sequences, T = 8, V = 50, one step of size 200 on E) for each data and "
+    f"{REFERENCE_WORDS} for each data and "
     "initialisation seed at d = 512 and d = 2048, as in the flow sweep, with p trained (E and v frozen) from four "
     "starts on one ray, p0 = sd z with z ~ N(0, I_d) drawn once per seed independently of its data: sd = 0 (the "
     "course's start), 0.01/sqrt(d), 1/sqrt(d) (the law of E and v) and 1 (a standard normal). Each start two ways over "
-    "chapter 4's arc length (5000): normalised GD with step 1 and the normalised flow by scipy's RK45 (fast: rtol "
-    "1e-6, atol 1e-8; full: rtol 1e-8, atol 1e-10), stopping at the float64 floor of train_cls. Each end is judged "
+    f"{ARC_WORDS}: normalised GD with step 1 and the normalised flow by scipy's RK45 {ODE_WORDS}, stopping at "
+    "the float64 floor of train_cls. Each end is judged "
     "on its acting part, its projection on the span of the rows of E (the part of p0 outside it never moves and "
     "changes no score). A run selects when "
     f"every sequence puts more than {SELECTED_ATTENTION:g} of its attention on its relevant token, and reaches p_mm "

@@ -14,8 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..explorer.compute import optimal_fraction
-from ..theory.thresholds import DIRECTION_COSINE, SELECTED_ATTENTION
-from .flow_seed_sweep import flow_sweep_settings, reference_case
+from .flow_seed_sweep import JUDGED_WORDS, ODE_WORDS, REFERENCE_SIZES, flow_sweep_settings, reference_case
 from .long_sequences import run_long_sequences
 from .pool import Track, untracked
 
@@ -71,12 +70,10 @@ def misses_by_hypothesis(metrics: dict[str, Any], way: str = "dop853") -> dict[f
 
 
 SMALL_STEP_PROTOCOL = (
-    "The reference case (ours: n = 200 sequences, T = 8, V = 50, delta = 0, d = 512) for each data and initialisation "
+    f"The reference case (ours: {REFERENCE_SIZES}, delta = 0, d = 512) for each data and initialisation "
     "seed (full: 100; fast: 5), with the one step on E of size tau eta*, eta* computed on the seed's own data, at tau "
     f"= {' and '.join(f'{t:g}' for t in TAUS)}; for each seed, whether chapter 4's hypothesis 1 holds after the step "
     "(every sequence's relevant token has the largest y_j E_s.v of its sequence). p trained from 0 with E and v frozen "
-    "over chapter 4's arc length, by normalised GD with step 1 and along the normalised flow by scipy's DOP853 (fast: "
-    "rtol 1e-6, atol 1e-8; full: rtol 1e-8, atol 1e-10), judged as chapter 4 judges a run (selects: every sequence "
-    f"puts more than {SELECTED_ATTENTION:g} of its attention on its relevant token; reaches p_mm: selects and "
-    f"cos(p, p_mm) >= {DIRECTION_COSINE:g}). Wilson 95% intervals."
+    "over chapter 4's arc length, by normalised GD with step 1 and along the normalised flow by scipy's DOP853 "
+    f"{ODE_WORDS}, {JUDGED_WORDS}"
 )
