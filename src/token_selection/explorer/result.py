@@ -16,6 +16,9 @@ SELECTED_MASS = 0.01
 """A relevant token counts as attended (selected, in the code's names) in a sequence when it holds at least this
 attention mass."""
 
+MISSED_MASS = 0.5
+"""A sequence is missed when its relevant tokens hold less than this share of its attention together."""
+
 
 @dataclass(frozen=True)
 class ExplorerResult:
@@ -34,7 +37,7 @@ class ExplorerResult:
     irrelevant_share: share of positions holding an irrelevant token.
     selected_fraction: share of (sequence, relevant token) pairs holding >= ``SELECTED_MASS``;
     selected_per_sequence: mean number of relevant tokens attended (>= ``SELECTED_MASS``) per sequence;
-    missed_fraction: share of sequences whose relevant mass is below 1/2;
+    missed_fraction: share of sequences whose relevant mass is below ``MISSED_MASS`` (1/2);
     optimal_fraction: share of sequences whose best token after the step (the largest label-signed value
     ``y_j E_s . v``) is a relevant one: hypothesis 1 of chapter 4 holds in those sequences;
     selection_cosine: cos(p, max-margin direction of p's own selection), None when undefined.
