@@ -645,6 +645,29 @@ def test_no_page_names_a_reference_twice(built_site, path):
     assert not found, f"{path}: a kind named twice before a reference: {found}"
 
 
+def untagged_source_notes(html: str) -> list[str]:
+    """The start of each folded source note in ``html`` whose one line names none of the course's five tags."""
+    from bs4 import BeautifulSoup
+
+    notes = BeautifulSoup(html, "html.parser").select("details.source-note")
+    return [
+        " ".join(note.get_text(" ").split())[:80] for note in notes if note.summary.get_text().strip() in ("Source", "Sources")
+    ]
+
+
+def test_an_untagged_source_note_is_found_and_a_tagged_one_passes():
+    note = '<aside class="margin"><details class="source-note"><summary>{}</summary><p>{}</p></details></aside>'
+    assert untagged_source_notes(note.format("Source", "The tables are the authors'.")) == ["Source The tables are the authors'."]
+    tagged = note.format("Sources [discussion] [ours]", "[discussion: q6jg] ... [ours] ...")
+    assert untagged_source_notes(tagged) == []
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_every_source_note_names_its_tag(built_site, path):
+    found = untagged_source_notes((built_site / path).read_text())
+    assert not found, f"{path}: a source note with none of the five tags ([abstract] ... [ours]): {found}"
+
+
 def machinery_shares(built_site: Path) -> dict[str, tuple[float, int, int]]:
     """Every reading page's (share, machinery sentences, sentences) on its reading path."""
     from token_selection.reading_path import machinery_share

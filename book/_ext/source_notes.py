@@ -17,11 +17,14 @@ from sphinx.application import Sphinx
 
 SOURCE_TITLES = ("Source", "Sources")
 TAGS = ("abstract", "discussion", "inferred", "derived", "ours")
-_TAG = re.compile(r"\[(" + "|".join(TAGS) + r")\]")
+_TAG = re.compile(r"\[(" + "|".join(TAGS) + r")[\]:,]")
+"""A tag as the pages write it: "[ours]", or with what it names, "[discussion: rebuttal to q6jg, W3]", "[derived, from
+(28)]"."""
 
 
 def note_tags(text: str) -> list[str]:
-    """The course's tags that ``text`` names, each once, in the order they first appear."""
+    """The course's tags that ``text`` names, each once, in the order they first appear (a qualifier after the tag, as
+    in "[discussion: ...]", is left out)."""
     found: list[str] = []
     for tag in _TAG.findall(text):
         if tag not in found:

@@ -23,6 +23,9 @@ def test_tags_are_named_once_each_in_the_order_they_appear():
     text = "[discussion] the rebuttal; [ours] measured; [discussion] again; [invented] is no tag"
     assert note_tags(text) == ["discussion", "ours"]
     assert note_tags("no tag at all") == []
+    qualified = "[discussion: rebuttal to q6jg, W3] and [derived, from (28)] and [ours: the measure]"
+    assert note_tags(qualified) == ["discussion", "derived", "ours"]
+    assert note_tags("[oursx] [derivedness] [ours ]") == []
 
 
 def test_the_summary_is_the_title_then_the_tags():
