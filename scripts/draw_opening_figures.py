@@ -554,7 +554,7 @@ OPENINGS = (
         "Several relevant tokens per sequence",
         "With several relevant tokens per sequence, normalised GD on $p$ turns towards the max-margin direction that "
         "selects the optimal token of each sequence (blue), not towards the one that selects every relevant token "
-        "(orange), which it follows at first and then leaves",
+        "(orange), whose cosine rises with the blue one at first and then falls",
         "Two line plots against the training step, log scale: the cosine of p with the optimal-token direction rises "
         "to 1; the cosine with the all-relevant direction rises with it at first, then turns away and ends well below",
     ),
