@@ -52,6 +52,10 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 CHECKS_DROPDOWN = "How this page checks itself"
+PRINT_SCALE = 0.75
+"""The page printed at three quarters of its screen size: the text column and its code at the size they had when the
+margin notes, floated past the page's edge, made Chromium shrink every page to fit; the notes now print in the column
+(``book/_static/print.css``)."""
 # Run in the page before printing: hidden inputs out, the checks dropdown down to one line, other <details> open.
 FOLD_FOR_PRINT = """(title) => {
   let inputs = 0, dropdowns = 0;
@@ -165,6 +169,7 @@ def print_to_pdf(page: Path, output: Path) -> None:
             tab.pdf(
                 path=str(output),
                 format="A4",
+                scale=PRINT_SCALE,
                 print_background=True,
                 margin={"top": "15mm", "bottom": "18mm", "left": "14mm", "right": "14mm"},
                 display_header_footer=True,

@@ -106,6 +106,34 @@ def test_book_pdf_shows_no_test_machinery_no_glue_plumbing_and_cuts_no_code_line
     assert cut == [], f"{len(cut)} code line(s) broken in the PDF (longer than the printed column):\n" + "\n".join(cut[:20])
 
 
+def unprinted_source_notes(html: str, text: str) -> dict[str, tuple[int, int]]:
+    """Each source note's line (its title and tags) that the normalised PDF ``text`` holds fewer times than the
+    one-page build ``html`` has notes with it: {line: (notes, printed)}."""
+    lines = [normalise(s.get_text()) for s in BeautifulSoup(html, "html.parser").select("details.source-note > summary")]
+    return {line: (lines.count(line), text.count(line)) for line in set(lines) if text.count(line) < lines.count(line)}
+
+
+def test_unprinted_source_notes_are_counted_per_line():
+    note = '<aside class="margin"><details class="source-note"><summary>{}</summary><p>x</p></details></aside>'
+    html = note.format("Source [ours]") * 2 + note.format("Sources [discussion]")
+    assert unprinted_source_notes(html, "text source [ours] more source [ours] sources [discussion]") == {}
+    assert unprinted_source_notes(html, "text source [ours] and nothing else") == {
+        "source [ours]": (2, 1),
+        "sources [discussion]": (1, 0),
+    }
+
+
+def test_book_pdf_prints_every_source_note():
+    """The margin notes print in the text column (book/_static/print.css): floated into the margin they fell past the
+    page's edge and no source note was in the PDF."""
+    if not PDF.is_file() or not PRINTED_PAGE.is_file():
+        pytest.fail(f"no {PDF.relative_to(ROOT)} or {PRINTED_PAGE.relative_to(ROOT)}: run `make pdf` (after `make book`)")
+    html = PRINTED_PAGE.read_text()
+    assert BeautifulSoup(html, "html.parser").select("details.source-note"), "the printed page has no source note"
+    missing = unprinted_source_notes(html, pdf_text(PDF)[1])
+    assert missing == {}, f"source notes not printed in the PDF ((notes, printed) per line): {missing}"
+
+
 def machinery_lines(lines: list[str]) -> list[str]:
     """The PDF lines that print a check or a glue call: an ``assert`` statement or ``glue(``."""
     return [line.strip() for line in lines if re.match(r"\s*assert\s", line) or "glue(" in line]
@@ -165,9 +193,7 @@ def make_tiny_book(root: Path) -> None:
     notebook.cells = [
         nbformat.v4.new_markdown_cell("# The `second` page\n\nA figure:"),
         nbformat.v4.new_code_cell("import matplotlib.pyplot as plt\nplt.plot([0, 1], [1, 0])\nplt.show()"),
-        nbformat.v4.new_code_cell(
-            f'globals().update({{f"term_{{k}}": k for k in range(16)}})\nshort_line = 1\n{LONG_CODE_LINE}'
-        ),
+        nbformat.v4.new_code_cell(f'globals().update({{f"term_{{k}}": k for k in range(16)}})\nshort_line = 1\n{LONG_CODE_LINE}'),
         nbformat.v4.new_code_cell(HIDDEN_CHECK, metadata={"tags": ["hide-input"]}),
     ]
     nbformat.write(notebook, root / "chapter.ipynb")

@@ -4,7 +4,7 @@ A margin note titled "Source" or "Sources" is the audit trail beside the text: w
 the course's five tags. Open, a page's notes stood as a column of small paragraphs beside the reading path. Each is
 now folded into a ``<details>`` whose one-line summary names its tags ("Source [ours]", "Sources [discussion]
 [inferred]"); a click opens the note. Other margin notes, and every note in a build that is not HTML, stay as they
-were. The PDF (``scripts/build_pdf.py``) opens every fold before it prints.
+were. The one-page build behind the PDF folds them too (``scripts/build_pdf.py`` opens every fold before it prints).
 """
 
 from __future__ import annotations
