@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import build_pdf
@@ -109,8 +110,9 @@ def test_book_pdf_shows_no_test_machinery_no_glue_plumbing_and_cuts_no_code_line
 def unprinted_source_notes(html: str, text: str) -> dict[str, tuple[int, int]]:
     """Each source note's line (its title and tags) that the normalised PDF ``text`` holds fewer times than the
     one-page build ``html`` has notes with it: {line: (notes, printed)}."""
-    lines = [normalise(s.get_text()) for s in BeautifulSoup(html, "html.parser").select("details.source-note > summary")]
-    return {line: (lines.count(line), text.count(line)) for line in set(lines) if text.count(line) < lines.count(line)}
+    notes = Counter(normalise(s.get_text()) for s in BeautifulSoup(html, "html.parser").select("details.source-note > summary"))
+    printed = {line: text.count(line) for line in notes}
+    return {line: (n, printed[line]) for line, n in notes.items() if printed[line] < n}
 
 
 def test_unprinted_source_notes_are_counted_per_line():
