@@ -205,16 +205,18 @@ REFERENCE_SIZES = f"n = {ReferenceCase.n} sequences, T = {ReferenceCase.T}, V = 
 """The reference case's sizes in the protocols' words, read from ``ReferenceCase``."""
 REFERENCE_WORDS = f"The reference case (ours: {REFERENCE_SIZES}, one step of size {ReferenceCase.eta:g} on E)"
 """How the protocols of the studies on the reference case begin."""
-ARC_WORDS = f"chapter 4's arc length ({flow_sweep_settings('full')['steps'] * flow_sweep_settings('full')['lr']:g})"
+_FULL = flow_sweep_settings("full")
+ARC_WORDS = f"chapter 4's arc length ({_FULL['steps'] * _FULL['lr']:g})"
 """Chapter 4's arc length, ``steps`` x ``lr`` of the sweep's settings, in words."""
-ODE_WORDS = (
-    "("
-    + "; ".join(
-        f"{scale}: rtol {ode['rtol']:.0e}, atol {ode['atol']:.0e}".replace("e-0", "e-")
-        for scale, ode in ((scale, flow_sweep_settings(scale)["ode"]) for scale in ("fast", "full"))
-    )
-    + ")"
-)
+
+
+def tolerance_words(scale: str) -> str:
+    """The adaptive solvers' tolerances at ``scale`` in the protocols' words: "fast: rtol 1e-6, atol 1e-8"."""
+    ode = flow_sweep_settings(scale)["ode"]
+    return f"{scale}: rtol {ode['rtol']:.0e}, atol {ode['atol']:.0e}".replace("e-0", "e-")
+
+
+ODE_WORDS = f"({tolerance_words('fast')}; {tolerance_words('full')})"
 """The adaptive solvers' tolerances at both scales, read from the sweep's settings: "(fast: rtol 1e-6, ...)"."""
 JUDGED_WORDS = (
     "judged as chapter 4 judges a run (selects: every sequence puts more than "

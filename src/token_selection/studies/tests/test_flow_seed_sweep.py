@@ -143,3 +143,10 @@ def test_a_finer_euler_run_travels_the_same_arc_and_each_solver_is_its_own():
     assert abs(fine["cos"] - out["dop853"]["cos"]) <= abs(coarse["cos"] - out["dop853"]["cos"]) + 1e-6
     assert out["rk45"]["evaluations"] != out["dop853"]["evaluations"], "two solvers, not one run twice"
     assert out["rk45"]["arc_length"] <= 150 + 1e-9
+
+
+def test_tolerance_words_read_the_solvers_tolerances_at_each_scale():
+    # the protocols' words: a leading zero of the exponent dropped (1e-06 -> 1e-6), a two-digit one kept (1e-10)
+    assert fs.tolerance_words("fast") == "fast: rtol 1e-6, atol 1e-8"
+    assert fs.tolerance_words("full") == "full: rtol 1e-8, atol 1e-10"
+    assert fs.ODE_WORDS == "(fast: rtol 1e-6, atol 1e-8; full: rtol 1e-8, atol 1e-10)"
