@@ -72,6 +72,8 @@ _SOLUTION_START = re.compile(r"^(`{3,}|:{3,})\{solution-start\}")
 _SOLUTION_END = re.compile(r"^(`{3,}|:{3,})\{solution-end\}")
 _TIME_PARAGRAPH = re.compile(r"^\*\*Time\.\*\*[^\n]*(?:\n(?!\s*\n)[^\n]*)*", re.MULTILINE)
 _GLUE = re.compile(r"\{glue(?::\w+)?\}")
+_HEADING = re.compile(r"^(#{1,6}) ")
+_OPTIONAL_HEADING = re.compile(r"^#{1,6} +(?:Going further\b.*|.*\(optional\)\s*)$")
 _WORD = re.compile(r"[A-Za-z0-9][\w'’.-]*")
 
 
@@ -213,6 +215,34 @@ def count(notebook: dict[str, Any], chapter: str = "the chapter") -> Counts:
         elif kind == "code" and index != setup and not any(tag in HIDDEN_TAGS for tag in tags):
             code_lines += sum(1 for line in source.split("\n") if line.strip())
     return Counts(words, equations, code_lines, glued, tuple(exercises), tuple(proofs))
+
+
+def without_optional(notebook: dict[str, Any]) -> dict[str, Any]:
+    """The notebook without its optional sections, what a first pass reads.
+
+    A section is optional when its heading ends with "(optional)" or begins with "Going further"; it runs to the next
+    heading of the same or a higher level. Its Markdown lines and the cells (code too) inside it are left out;
+    headings inside fenced code blocks are not headings. Returns a new notebook dict; ``notebook`` is not changed.
+    """
+    cells, level = [], None  # level: the heading level of the optional section open, if any
+    for cell in notebook["cells"]:
+        kind, source, _ = _cell_dict(cell)
+        if kind != "markdown":
+            if level is None:
+                cells.append(cell)
+            continue
+        kept = []
+        for line, read in zip(source.split("\n"), _without_code_blocks(source).split("\n"), strict=True):
+            heading = _HEADING.match(read)
+            if heading and level is not None and len(heading.group(1)) <= level:
+                level = None
+            if heading and level is None and _OPTIONAL_HEADING.match(read):
+                level = len(heading.group(1))
+            if level is None:
+                kept.append(line)
+        if any(line.strip() for line in kept):
+            cells.append({**cell, "source": "\n".join(kept)})
+    return {**notebook, "cells": cells}
 
 
 def reading_minutes(counts: Counts) -> float:

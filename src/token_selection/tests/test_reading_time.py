@@ -277,3 +277,34 @@ def test_after_a_solution_ends_blank_lines_still_end_a_time_paragraph():
     # the blank line after the Time paragraph ends it; were blank lines dropped, the words after it would be left out
     after = md("```{solution-start} ex-a\n```\nHidden.\n```{solution-end}\n```\n**Time.** about 5 min\n\nCounted words.")
     assert rt.count({"cells": [after]}).words == 2
+
+
+def test_a_first_pass_leaves_out_each_optional_section_up_to_the_next_heading_of_its_level():
+    notebook = {
+        "cells": [
+            code("setup()"),
+            md("# Chapter\n\nintro words\n\n## Core\n\ncore one\n\n### Detail (optional)\n\nskip a\n\n#### Deeper\n\nskip b"),
+            code("x = 1"),
+            md(["### Back\n", "\n", "kept c\n", "\n", "## Going further: the grid\n", "\n", "skip d\n",
+                "\n```python\n## A comment (optional)\n```\n"]),
+            code("y = 2", "hide-input"),
+            md("## Exercises\n\nkept e\n\n### Going furthermore\n\nkept f\n\n### Optional (optional) aside\n\nkept g"),
+            code("z = 3"),
+        ]
+    }  # fmt: skip
+    first = rt.without_optional(notebook)
+    text = " ".join(c["source"] for c in first["cells"] if c["cell_type"] == "markdown")
+    assert all(word in text for word in ("intro", "core", "kept c", "kept e", "kept f", "kept g"))
+    assert "skip" not in text and "Deeper" not in text and "A comment" not in text
+    assert [c["source"] for c in first["cells"] if c["cell_type"] == "code"] == ["setup()", "z = 3"]
+    assert len(notebook["cells"]) == 7 and isinstance(notebook["cells"][3]["source"], list)  # the input is unchanged
+    counts = rt.count(first)
+    assert counts.code_lines == 1  # z = 3: the set-up cell is still the first code cell, and is not counted
+    # Chapter intro words Core core one Back kept c Exercises kept e Going furthermore kept f Optional (optional) aside kept g
+    assert counts.words == 21
+
+
+def test_a_cell_wholly_inside_an_optional_section_or_blank_is_left_out_and_a_section_ends_at_a_higher_heading():
+    notebook = {"cells": [md("## A (optional)\n\nskip"), md("more skip"), md("# Next part\n\nkept"), md("\n\n")]}
+    first = rt.without_optional(notebook)
+    assert [c["source"] for c in first["cells"]] == ["# Next part\n\nkept"]  # a cell left blank is left out too
