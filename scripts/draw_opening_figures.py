@@ -527,8 +527,8 @@ OPENINGS = (
         "where a token would sit at that seed's $p_{\\mathrm{mm}}$)",
         "Two scatter plots of every token, value across and score up. Left, seed 0: the red and blue relevant tokens "
         "sit on one high level, the grey irrelevant ones on a low level. Right, the first missed seed: the scores rise "
-        "with the value, the red tokens above every grey one, the blue ones below every grey one, with arrows up to "
-        "hollow circles where they would sit at the max-margin direction",
+        "with the value, the red tokens above every grey one, the blue ones below every grey one, with arrows to "
+        "hollow circles where they would sit at the max-margin direction, up for the blue tokens and down for the red",
         records=("flow_seed_sweep.fast.json", "flow_seed_sweep.full.json"),
     ),
     Opening(
