@@ -15,8 +15,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from token_selection.sources import SOURCE_TAGS as TAGS
+
 ROOT = Path(__file__).resolve().parent.parent
-TAGS = ("abstract", "discussion", "inferred", "derived", "ours")
 TAG = re.compile(r"\[(?P<name>[a-z][a-z ]*?)(?P<rest>(?:[,:][^\]]*)?)\]")
 CITES = {
     "abstract": re.compile(r"abstract", re.IGNORECASE),

@@ -15,9 +15,10 @@ from typing import Any
 from docutils import nodes
 from sphinx.application import Sphinx
 
+from token_selection.sources import SOURCE_TAGS
+
 SOURCE_TITLES = ("Source", "Sources")
-TAGS = ("abstract", "discussion", "inferred", "derived", "ours")
-_TAG = re.compile(r"\[(" + "|".join(TAGS) + r")[\]:,]")
+_TAG = re.compile(r"\[(" + "|".join(SOURCE_TAGS) + r")[\]:,]")
 """A tag as the pages write it: "[ours]", or with what it names, "[discussion: rebuttal to q6jg, W3]", "[derived, from
 (28)]"."""
 

@@ -51,4 +51,3 @@ def test_other_notes_stay_open():
         fold_source_notes(None, page, "page")
         assert not list(page.findall(nodes.raw)), title
         assert [t.astext() for t in page.findall(nodes.title)] == [title]
-

@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from .sources import SOURCE_TAGS
+
 try:
     from myst_nb import glue as _myst_glue
 except ImportError:  # not building the book
@@ -115,7 +117,7 @@ CHEVRON = (
 which turns when the dropdown opens: ``folded``'s title carries it too."""
 
 
-TAG_START = re.compile(r" (?=\[(?:abstract|discussion|inferred|derived|ours)[\]:])")
+TAG_START = re.compile(r" (?=\[(?:" + "|".join(SOURCE_TAGS) + r")[\]:])")
 """A space followed by one of the course's five source tags: where a new tagged sentence begins."""
 
 

@@ -29,6 +29,8 @@ import re
 from dataclasses import dataclass
 from html.parser import HTMLParser
 
+from .sources import SOURCE_TAGS
+
 HIDDEN_TAGS = frozenset({"details", "aside", "script", "style", "template", "noscript"})
 HIDDEN_CLASSES = frozenset({"margin", "sidebar", "sidenote", "marginnote", "dropdown", "toggle-hidden"})
 PROSE_SKIP_CLASSES = frozenset({"math", "cell_output", "output"})
@@ -37,7 +39,7 @@ BLOCKS = frozenset({"p", "div", "li", "h1", "h2", "h3", "h4", "h5", "h6", "td", 
 
 MACHINERY: dict[str, re.Pattern[str]] = {
     "provenance": re.compile(
-        r"\[(?:abstract|discussion|inferred|derived|ours)\]|\b(?:q6jg|vwUg|E1M4)\b|\breviewers?\b|\brebuttal\b"
+        r"\[(?:" + "|".join(SOURCE_TAGS) + r")\]|\b(?:q6jg|vwUg|E1M4)\b|\breviewers?\b|\brebuttal\b"
         r"|\bauthors' reply\b|\bOpenReview\b|\bour sources\b|\bthe sources\b|\bprovenance\b",
         re.IGNORECASE,
     ),

@@ -15,6 +15,11 @@ from __future__ import annotations
 
 import numpy as np
 
+SOURCE_TAGS = ("abstract", "discussion", "inferred", "derived", "ours")
+"""The five tags that say where a claim comes from: the paper's abstract, its public discussion, our reading of those,
+a derivation on the page, or the course's own choice or measurement. Pages write each in brackets, "[ours]", or with
+what it names, "[discussion: rebuttal to q6jg, W3]"."""
+
 
 def _row(text: str) -> np.ndarray:
     """A table row as printed in the rebuttal (numbers separated by spaces): (B,) float64."""
