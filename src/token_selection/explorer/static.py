@@ -122,8 +122,8 @@ def _numbers(point: dict, step_factor: float) -> str:
             training += f", with the p_mm of p's own selection {point['cos_own']:.3f}"
     # no-break spaces: "0.50 attended" and "(≥ 1%" each stay on one line; "attended" is chapter 5's word for a
     # relevant token holding at least SELECTED_MASS of its sequence's attention
-    held = f"{point['sel']:.2f}\u00a0attended (≥\u00a0{SELECTED_MASS:.0%} of the attention each)"
-    training += f"; relevant tokens per sequence, on average: {point['rel']:.2f} held, {held}"
+    attended = f"{point['sel']:.2f}\u00a0attended (≥\u00a0{SELECTED_MASS:.0%} of the attention each)"
+    training += f"; relevant tokens per sequence, on average: {point['rel']:.2f} present, {attended}"
     return "<br>".join(piece for line in (step, training) for piece in textwrap.wrap(line, LINE_CHARACTERS))
 
 

@@ -192,8 +192,8 @@ def test_the_eleven_traces_draw_each_class_the_lines_and_the_training(hand_grid)
     ],
 )
 def test_the_numbers_under_the_panels(changes, training):
-    held = "1.25\u00a0attended (≥\u00a01% of the attention each)"
-    lines = [f"{training}; relevant tokens per sequence, on average: 1.50 held, {held}"]
+    attended = "1.25\u00a0attended (≥\u00a01% of the attention each)"
+    lines = [f"{training}; relevant tokens per sequence, on average: 1.50 present, {attended}"]
     assert _numbers(_point(8, **changes), 2.5) == "<br>".join(
         ["one step of 2.5 η* (η* = 4, η = 10): corr(E·v, α) = 0.9877, predicted 0.9285"]
         + textwrap.wrap(lines[0], LINE_CHARACTERS)
