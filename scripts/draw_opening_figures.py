@@ -296,26 +296,37 @@ def draw_04c(ns: dict):
     }
 
 
-# Chapter 4d: one run of normalised GD on data with several relevant tokens per sequence, and its cosine with the two
-# max-margin directions (in the colours of the chapter's text: p_opt blue, p_all orange).
+# Chapter 4d: one run of normalised GD on data with several relevant tokens per sequence: its cosine with the two
+# max-margin directions (in the colours of the chapter's text: p_opt blue, p_all orange), and where the sequences with
+# several relevant tokens put their attention (the optimal token dark blue, their other relevant tokens light blue).
 def draw_04d(ns: dict):
-    frames, along = ns["frames"], ns["along"]
+    frames, along, shares = ns["frames"], ns["along"], ns["shares"]
     steps = [f.step for f in frames]
-    fig, ax = plt.subplots(figsize=SIZE)
-    ax.semilogx(steps, along["p_opt"], color="tab:blue", lw=2.2, label=r"$\cos(p, p_{\mathrm{opt}})$: optimal token")
-    ax.semilogx(steps, along["p_all"], color="tab:orange", lw=1.6, label=r"$\cos(p, p_{\mathrm{all}})$: every relevant token")
+    fig, (ax, right) = plt.subplots(1, 2, figsize=SIZE)
+    ax.semilogx(steps, along["p_opt"], color="tab:blue", lw=2.2, label=r"$\cos(p, p_{\mathrm{opt}})$")
+    ax.semilogx(steps, along["p_all"], color="tab:orange", lw=1.6, label=r"$\cos(p, p_{\mathrm{all}})$")
     ax.set_xlabel("normalised-GD step")
     ax.set_ylabel("cosine")
     ax.set_ylim(0, 1.02)
-    ax.set_title("several relevant tokens: p goes to the optimal-token direction")
+    ax.set_title("p turns to $p_{\\mathrm{opt}}$")
     ax.legend(fontsize=7.5, loc="lower right")
-    _small(ax)
+    right.stackplot(steps, list(shares.values()), colors=("tab:blue", "lightskyblue", "lightgrey"), labels=list(shares))
+    right.set_xscale("log")
+    right.set_xlabel("normalised-GD step")
+    right.set_ylabel("mean attention")
+    right.set_ylim(0, 1)
+    right.set_title("attention, several relevant tokens")
+    right.legend(fontsize=7.5, loc="lower right")
+    for a in (ax, right):
+        _small(a)
     fig.tight_layout()
     return fig, {
         "last_step": float(steps[-1]),
         "cos_opt_end": float(along["p_opt"][-1]),
         "cos_all_end": float(along["p_all"][-1]),
         "cos_all_peak": float(max(along["p_all"])),
+        "other_relevant_peak": float(max(shares["other relevant"])),
+        "optimal_end": float(shares["optimal"][-1]),
     }
 
 
@@ -553,10 +564,15 @@ OPENINGS = (
         (),
         "Several relevant tokens per sequence",
         "With several relevant tokens per sequence, normalised GD on $p$ turns towards the max-margin direction that "
-        "selects the optimal token of each sequence (blue), not towards the one that selects every relevant token "
-        "(orange), whose cosine rises with the blue one at first and then falls",
-        "Two line plots against the training step, log scale: the cosine of p with the optimal-token direction rises "
-        "to 1; the cosine with the all-relevant direction rises with it at first, then turns away and ends well below",
+        "selects the optimal token of each sequence (left, blue), not towards the one that selects every relevant "
+        "token (orange), whose cosine rises with the blue one at first and then falls. Right: in the sequences that "
+        "hold several relevant tokens, the other relevant tokens (light blue) gain attention at first, then lose it "
+        "all to the optimal token (dark blue)",
+        "Left, two line plots against the training step, log scale: the cosine of p with the optimal-token direction "
+        "rises to 1; the cosine with the all-relevant direction rises with it at first, then turns away and ends well "
+        "below. Right, stacked areas of mean attention against the step: the optimal token's share grows to all of "
+        "it, the other relevant tokens' share swells and then shrinks to nothing, the irrelevant share "
+        "shrinks to nothing",
     ),
     Opening(
         "06_imdb",
