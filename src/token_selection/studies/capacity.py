@@ -112,5 +112,5 @@ CAPACITY_PROTOCOL = (
     "2/(sqrt(d) std alpha)); max-margin program for the all-relevant selection (infeasible counts as failure); normalised "
     "GD on p, 800 steps of length 1. Success: cosine with the all-relevant max-margin direction >= "
     f"{DIRECTION_COSINE:g}. Wilson 95% intervals per cell; predicted boundary d* = 4 ln(2K)/s^2 from a union "
-    "bound over K co-occurring pairs (it bounds the ordering of the values, not the selection)."
+    "bound over K co-occurring pairs for the ordering of the values."
 )

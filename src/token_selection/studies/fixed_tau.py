@@ -49,7 +49,7 @@ def reached_counts(metrics: dict[str, Any]) -> dict[int, dict[str, dict[str, Any
 
 FIXED_TAU_PROTOCOL = (
     f"The reference case (ours: {REFERENCE_SIZES}) for each data and initialisation seed at d = 1024, "
-    "2048 and 4096, with the one step on E of size 200 sqrt(512 / d): the same multiple of eta* as the reference step "
-    "at d = 512, since eta* falls like 1/sqrt(d) on the same data. p trained from 0 with E and v frozen over chapter "
+    "2048 and 4096, with the one step on E of size 200 sqrt(512 / d) (the "
+    "reference step, 200, at d = 512). p trained from 0 with E and v frozen over chapter "
     f"4's arc length, by normalised GD with step 1 and along the normalised flow by scipy's DOP853 {ODE_WORDS}, {JUDGED_WORDS}"
 )

@@ -229,11 +229,9 @@ FLOW_SWEEP_PROTOCOL = (
     f"{REFERENCE_WORDS} for each data and "
     "initialisation seed at d = 512 and d = 2048; p trained from 0 with E and v frozen along the gradient flow, over "
     f"{ARC_WORDS}, four ways: normalised GD with step 1 (the seed sweep of the report's theory "
-    "record) and 1/10, and the normalised flow dp/ds = -grad L/|grad L| (the same curve as gradient flow) by scipy's "
+    "record) and 1/10, and the normalised flow dp/ds = -grad L/|grad L| by scipy's "
     f"adaptive RK45 and DOP853 at the same tolerances {ODE_WORDS}. Every "
-    "run stops at the float64 floor of train_cls. A run selects when every sequence puts more than "
-    f"{SELECTED_ATTENTION:g} of its attention on its relevant token, and reaches p_mm when it selects and cos(p, p_mm) "
-    f">= {DIRECTION_COSINE:g} (chapter 4's judgement). Wilson 95% intervals."
+    f"run stops at the float64 floor of train_cls and is {JUDGED_WORDS}"
 )
 
 

@@ -22,7 +22,17 @@ import torch
 
 from ..scale import is_full
 from ..theory.thresholds import DIRECTION_COSINE, SELECTED_ATTENTION
-from .flow_seed_sweep import ARC_WORDS, DIMENSIONS, ODE_WORDS, REFERENCE_WORDS, cosine, count, flow_sweep_settings, judge_end
+from .flow_seed_sweep import (
+    ARC_WORDS,
+    DIMENSIONS,
+    JUDGED_WORDS,
+    ODE_WORDS,
+    REFERENCE_WORDS,
+    cosine,
+    count,
+    flow_sweep_settings,
+    judge_end,
+)
 from .flow_solvers import flow_batch, flow_ode
 from .pool import Track, run_tasks, untracked
 
@@ -166,9 +176,6 @@ RANDOM_START_PROTOCOL = (
     "starts on one ray, p0 = sd z with z ~ N(0, I_d) drawn once per seed independently of its data: sd = 0 (the "
     "course's start), 0.01/sqrt(d), 1/sqrt(d) (the law of E and v) and 1 (a standard normal). Each start two ways over "
     f"{ARC_WORDS}: normalised GD with step 1 and the normalised flow by scipy's RK45 {ODE_WORDS}, stopping at "
-    "the float64 floor of train_cls. Each end is judged "
-    "on its acting part, its projection on the span of the rows of E (the part of p0 outside it never moves and "
-    "changes no score). A run selects when "
-    f"every sequence puts more than {SELECTED_ATTENTION:g} of its attention on its relevant token, and reaches p_mm "
-    f"when it selects and cos(p, p_mm) >= {DIRECTION_COSINE:g}. Wilson 95% intervals."
+    "the float64 floor of train_cls. Each end, projected on the span of the rows of E, is "
+    f"{JUDGED_WORDS}"
 )

@@ -37,7 +37,7 @@ def test_value_signal_and_predicted_dimension_by_hand():
 
 def test_protocol_names_its_settings_and_threshold():
     for part in ("n=200, T=8", "5 relevant tokens per class", "eta=80", "800 steps of length 1",
-                 f">= {DIRECTION_COSINE:g}. Wilson", "not the selection"):  # fmt: skip
+                 f">= {DIRECTION_COSINE:g}. Wilson", "for the ordering of the values"):  # fmt: skip
         assert part in cap.CAPACITY_PROTOCOL
 
 
