@@ -21,7 +21,7 @@ import torch
 
 from ..scale import is_full
 from ..theory.synthetic import make_synthetic
-from ..theory.thresholds import DIRECTION_COSINE, SELECTED_ATTENTION
+from ..theory.thresholds import DIRECTION_COSINE, JUDGED_WORDS, SELECTED_ATTENTION
 from .flow_solvers import flow_batch, flow_ode
 from .global_local import global_local_settings
 from .intervals import wilson_interval
@@ -181,13 +181,11 @@ def run_flow_discretisation(settings: dict[str, Any], track: Track = untracked) 
 FLOW_PROTOCOL = (
     "The gradient flow of p (E, v frozen after the one step) approximated three ways over the same arc length: "
     "normalised GD with the chapters' step (euler_1), with a step 10 times shorter and 10 times as many steps "
-    "(euler_10), and the normalised flow dp/ds = -grad L/|grad L| (the same curve as gradient flow) by scipy's "
+    "(euler_10), and the normalised flow dp/ds = -grad L/|grad L| by scipy's "
     "adaptive RK45 (fast: rtol 1e-6, atol 1e-8; full: rtol 1e-8, atol 1e-10). Every run stops at the float64 floor "
     "of train_cls. Chapter 10: its random starts (a) at every step multiple of its sweep, its seeds, its data; ends "
     f"classified by cosine >= {DIRECTION_COSINE:g} to the all-relevant or a one-sided max-margin direction. Chapter 4: "
-    "its 20-seed sweep of ReferenceCase(seed) from p = 0, normalised step 1, 5000 steps; a seed fails unless cos(p, "
-    f"p_mm) >= {DIRECTION_COSINE:g} and every sequence puts more than {SELECTED_ATTENTION:g} of its attention on its "
-    "relevant token. Wilson 95% intervals."
+    f"its 20-seed sweep of ReferenceCase(seed) from p = 0, normalised step 1, 5000 steps, {JUDGED_WORDS}"
 )
 
 

@@ -20,7 +20,7 @@ import torch
 
 from ..scale import is_full
 from ..theory.synthetic import ReferenceCase
-from ..theory.thresholds import DIRECTION_COSINE, SELECTED_ATTENTION
+from ..theory.thresholds import DIRECTION_COSINE, JUDGED_WORDS, SELECTED_ATTENTION
 from .flow_discretisation import selected_classes
 from .flow_solvers import SOLVERS, flow_batch, flow_ode
 from .intervals import wilson_interval
@@ -218,12 +218,6 @@ def tolerance_words(scale: str) -> str:
 
 ODE_WORDS = f"({tolerance_words('fast')}; {tolerance_words('full')})"
 """The adaptive solvers' tolerances at both scales, read from the sweep's settings: "(fast: rtol 1e-6, ...)"."""
-JUDGED_WORDS = (
-    "judged as chapter 4 judges a run (selects: every sequence puts more than "
-    f"{SELECTED_ATTENTION:g} of its attention on its relevant token; reaches p_mm: selects and cos(p, p_mm) >= "
-    f"{DIRECTION_COSINE:g}). Wilson 95% intervals."
-)
-"""Chapter 4's judgement of a run and the intervals, as the protocols of the studies built on the sweep end."""
 
 FLOW_SWEEP_PROTOCOL = (
     f"{REFERENCE_WORDS} for each data and "

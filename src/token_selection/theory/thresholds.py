@@ -23,3 +23,10 @@ DIRECTION_COSINE = 0.95
 
 SELECTED_ATTENTION = 0.99
 """Attention mass above which a sequence counts as selecting its relevant (selected) tokens."""
+
+JUDGED_WORDS = (
+    "judged as chapter 4 judges a run (selects: every sequence puts more than "
+    f"{SELECTED_ATTENTION:g} of its attention on its relevant token; reaches p_mm: selects and cos(p, p_mm) >= "
+    f"{DIRECTION_COSINE:g}). Wilson 95% intervals."
+)
+"""Chapter 4's judgement of a run and the intervals, in the words with which the studies' protocols end."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from token_selection.results import read_record
-from token_selection.theory.thresholds import DIRECTION_COSINE, SELECTED_ATTENTION
+from token_selection.theory.thresholds import DIRECTION_COSINE, JUDGED_WORDS, SELECTED_ATTENTION
 
 
 @pytest.mark.parametrize("scale", ["fast", "full"])
@@ -25,3 +25,8 @@ def test_direction_threshold_separates_reached_from_missed_directions(scale):
 def test_thresholds_are_fractions_in_their_documented_order():
     assert 0.5 < DIRECTION_COSINE < 1 and 0.5 < SELECTED_ATTENTION < 1
     assert DIRECTION_COSINE == 0.95 and SELECTED_ATTENTION == 0.99  # the values the chapters print and explain
+
+
+def test_the_judgement_words_quote_both_bars():
+    assert f"more than {SELECTED_ATTENTION:g} of its attention" in JUDGED_WORDS
+    assert f"cos(p, p_mm) >= {DIRECTION_COSINE:g}" in JUDGED_WORDS
