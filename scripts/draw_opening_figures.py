@@ -253,12 +253,12 @@ def draw_10b(ns: dict):
     ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3, frameon=False)  # below the axes
     _small(ax)
     fig.tight_layout()
-    short, long15, _ = lines.values()
-    small, large = min(long15), max(long15)
+    short, long_ref, _ = lines.values()
+    small, large = min(long_ref), max(long_ref)
     return fig, {
         "short_share_smallest_d": float(short[small][0]),
-        "long_share_smallest_d": float(long15[small][0]),
-        "long_share_largest_d": float(long15[large][0]),
+        "long_share_smallest_d": float(long_ref[small][0]),
+        "long_share_largest_d": float(long_ref[large][0]),
     }
 
 

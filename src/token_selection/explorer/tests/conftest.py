@@ -16,7 +16,7 @@ TINY_AXES = {"delta": (0.0,), "d": (64,), "T": (4, 8)}
 
 @pytest.fixture(scope="session")
 def reference():
-    """The reference case (n=200, T=8, V=50, d=512, delta=0, one step of 15 eta*), by explore."""
+    """The reference case (n=200, T=8, V=50, d=512, delta=0, one step of 14.3 eta*), by explore."""
     return explore(0.0, 512, 8, p_steps=5000)
 
 

@@ -25,18 +25,18 @@ OWN = ("seeds", "dimensions", "length", "taus", "refinements", "solvers", "step_
 def test_the_settings_are_the_sweep_s_at_t_32_and_two_multiples_of_eta_star(scale, dimensions, seeds):
     settings = long_sequence_settings(scale)
     assert settings["dimensions"] == dimensions and settings["seeds"] == list(range(seeds))
-    assert (settings["length"], settings["taus"], settings["step_rule"]) == (32, [4.0, 15.0], "tau")
+    assert (settings["length"], settings["taus"], settings["step_rule"]) == (32, [4.0, 14.3], "tau")
     assert (settings["refinements"], settings["solvers"]) == ([1], ["DOP853"])
     base = flow_sweep_settings(scale)
     assert {k: v for k, v in settings.items() if k not in OWN} == {k: v for k, v in base.items() if k not in OWN}
-    assert LENGTH == 32 and TAUS == (4.0, 15.0)
+    assert LENGTH == 32 and TAUS == (4.0, 14.3)
 
 
 def test_the_study_is_registered_under_its_record_name():
     study = STUDIES[RECORD]
     assert study.settings is long_sequence_settings and study.run is run_long_sequences
     assert study.protocol == LONG_SEQUENCES_PROTOCOL and "T = 32" in LONG_SEQUENCES_PROTOCOL
-    assert "tau = 4 and 15" in LONG_SEQUENCES_PROTOCOL
+    assert "tau = 4 and 14.3" in LONG_SEQUENCES_PROTOCOL
 
 
 def test_an_unknown_scale_is_refused_by_name():
@@ -104,14 +104,14 @@ def _sweep(counts: dict[int, tuple[int, int]]) -> dict:
 
 
 def test_the_counts_come_back_per_tau_in_order_and_per_dimension_from_the_smallest():
-    metrics = {"taus": [15.0, 4.0], "tau15": _sweep({512: (0, 0), 4096: (18, 11), 1024: (1, 0)}),
+    metrics = {"taus": [14.3, 4.0], "tau14.3": _sweep({512: (0, 0), 4096: (18, 11), 1024: (1, 0)}),
                "tau4": _sweep({4096: (18, 17), 512: (14, 13)})}  # fmt: skip
     counts = reached_by_tau(metrics)
-    assert list(counts) == [15.0, 4.0]
-    assert list(counts[15.0]) == [512, 1024, 4096] and list(counts[4.0]) == [512, 4096]
-    assert counts[15.0][4096]["dop853"]["passed"] == 11 and counts[15.0][4096]["euler_1"]["passed"] == 18
+    assert list(counts) == [14.3, 4.0]
+    assert list(counts[14.3]) == [512, 1024, 4096] and list(counts[4.0]) == [512, 4096]
+    assert counts[14.3][4096]["dop853"]["passed"] == 11 and counts[14.3][4096]["euler_1"]["passed"] == 18
     assert counts[4.0][512]["euler_1"] == {"passed": 14, "trials": 20, "ci95": [0.1, 0.9]}
-    assert list(reached_counts(metrics["tau15"])) == [512, 1024, 4096]
+    assert list(reached_counts(metrics["tau14.3"])) == [512, 1024, 4096]
 
 
 def test_run_accepts_a_step_below_eta_star_and_whole_numbers(monkeypatch):
