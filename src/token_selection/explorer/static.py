@@ -111,7 +111,7 @@ def _plain(value: float, digits: int) -> str:
 def _numbers(point: dict, step_factor: float) -> str:
     """The key numbers of a point, one line each for the one step and the training of p."""
     step = (
-        f"one step of {step_factor:g} η* (η* = {_plain(point['eta_star'], 3)}, η = {_plain(point['eta'], 4)}): "
+        f"one step of {step_factor:g} η* (η* = {_plain(point['eta_star'], 4)}, η = {_plain(point['eta'], 4)}): "
         f"corr(E·v, α) = {point['corr']:.4g}, predicted {point['corr_pred']:.4g}"
     )
     if point["cos_final"] is None:
