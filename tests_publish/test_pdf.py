@@ -136,6 +136,37 @@ def test_book_pdf_prints_every_source_note():
     assert missing == {}, f"source notes not printed in the PDF ((notes, printed) per line): {missing}"
 
 
+def unprinted_folded_outputs(html: str, text: str) -> list[str]:
+    """The text of each folded output (a hide-output cell) of the one-page build ``html`` that the normalised PDF
+    ``text`` does not hold: its words as the page has them, style sheets left out."""
+    missing = []
+    for output in BeautifulSoup(html, "html.parser").select("div.tag_hide-output div.cell_output"):
+        for style in output.find_all("style"):
+            style.decompose()
+        words = normalise(output.get_text(" "))
+        if words and words not in text:
+            missing.append(words[:80])
+    return missing
+
+
+def test_unprinted_folded_outputs_are_found_and_printed_ones_pass():
+    cell = '<div class="cell tag_hide-output"><details><div class="cell_output"><style>.x {{}}</style>{}</div></details></div>'
+    html = cell.format("<table><tr><th>d = 512</th><td>13 (14)</td></tr></table>") + cell.format("<pre>one line</pre>")
+    assert unprinted_folded_outputs(html, "text d = 512 13 (14) more one line") == []
+    assert unprinted_folded_outputs(html, "text one line") == ["d = 512 13 (14)"]
+
+
+def test_book_pdf_prints_every_folded_output():
+    """A folded output fades in when opened (myst-nb's animation); printed at once it came out blank until
+    book/_static/print.css turned the animation off on paper."""
+    if not PDF.is_file() or not PRINTED_PAGE.is_file():
+        pytest.fail(f"no {PDF.relative_to(ROOT)} or {PRINTED_PAGE.relative_to(ROOT)}: run `make pdf` (after `make book`)")
+    html = PRINTED_PAGE.read_text()
+    assert BeautifulSoup(html, "html.parser").select("div.tag_hide-output"), "the printed page has no folded output"
+    missing = unprinted_folded_outputs(html, pdf_text(PDF)[1])
+    assert missing == [], f"folded outputs not printed in the PDF: {missing}"
+
+
 def machinery_lines(lines: list[str]) -> list[str]:
     """The PDF lines that print a check or a glue call: an ``assert`` statement or ``glue(``."""
     return [line.strip() for line in lines if re.match(r"\s*assert\s", line) or "glue(" in line]
