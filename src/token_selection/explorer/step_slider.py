@@ -69,7 +69,7 @@ def _layout(frames: StepFrames, k: int) -> dict:
     reach = max(float(np.abs(frames.values[k]).max()), float(frames.slopes[k] * np.abs(frames.alpha).max()),
                 BAND_SDS * 1.5 * frames.noise_sd)  # fmt: skip
     readout = (
-        f"τ = {tau:.3g}: η = {tau:.3g} η* = {float(frames.etas[k]):.4g}.   "
+        f"τ = {tau:.3g}, so η = τ η* = {float(frames.etas[k]):.4g}.   "
         f"corr(E<sub>s</sub>(1)·v, α<sub>s</sub>) = {float(frames.correlation[k]):.4f}, law {float(frames.law[k]):.4f}"
     )
     return dict(

@@ -34,7 +34,7 @@ def frames() -> StepFrames:
 
 
 def _readout(tau: float, eta: float, corr: float, law: float) -> str:
-    return f"τ = {tau:.3g}: η = {tau:.3g} η* = {eta:.4g}.   corr(E<sub>s</sub>(1)·v, α<sub>s</sub>) = {corr:.4f}, law {law:.4f}"
+    return f"τ = {tau:.3g}, so η = τ η* = {eta:.4g}.   corr(E<sub>s</sub>(1)·v, α<sub>s</sub>) = {corr:.4f}, law {law:.4f}"
 
 
 def _frame_layout(frames: StepFrames, k: int) -> dict:
@@ -74,7 +74,7 @@ def test_the_figure_opens_on_its_start_frame_with_that_frame_s_layout(frames):
     layout = fig.layout.to_plotly_json()
     assert layout["meta"] == "2"
     assert layout["annotations"][0]["text"] == (
-        "τ = 2: η = 2 η* = 2.   corr(E<sub>s</sub>(1)·v, α<sub>s</sub>) = 0.7200, law 0.8944"
+        "τ = 2, so η = τ η* = 2.   corr(E<sub>s</sub>(1)·v, α<sub>s</sub>) = 0.7200, law 0.8944"
     )  # the law at tau = 2: 2 / sqrt(5)
     assert _plain(layout["annotations"]) == _frame_layout(frames, 1)["annotations"]
     assert _plain(layout["yaxis"]["range"]) == [-1.1 * 0.6, 1.1 * 0.6]
