@@ -12,6 +12,11 @@ NOISY_ALIGNMENT = 0.9
 (where the spread of the signal falls under that of the noise: eta < eta*, chapter 3)."""
 
 
+def _missed_clause(result: ExplorerResult) -> str:
+    """The clause ', and p misses N% of the sequences' when p misses more than 1 % of them, else nothing."""
+    return f", and p misses {result.missed_fraction:.0%} of the sequences" if result.missed_fraction > 0.01 else ""
+
+
 def what_to_notice(result: ExplorerResult) -> str:
     """One sentence, computed from the numbers of ``result``, saying what the panels show.
 
@@ -31,8 +36,8 @@ def what_to_notice(result: ExplorerResult) -> str:
             # the law, which reads the noise, predicts a good alignment: what fails is the step's g_j = 1/2
             return (
                 prefix + f"the signal is {signal / noise:.0f} times the noise ({spreads}), so the law predicts "
-                f"alignment {result.predicted_correlation:.2f}, yet E.v reaches {corr:.2f} only: the leading-order "
-                "step sets every weight g_j to 1/2, and here they are not (chapter 3's exact step)"
+                f"alignment {result.predicted_correlation:.3f}, yet E.v reaches {corr:.2f} only: the leading-order "
+                "step sets every weight g_j to 1/2, and here they are not (chapter 3's exact step)" + _missed_clause(result)
             )
         verb = "beats" if corr < 0.5**0.5 else "blurs"
         return (
@@ -46,7 +51,7 @@ def what_to_notice(result: ExplorerResult) -> str:
             prefix + f"E.v follows alpha (alignment {corr:.4f}), but no p can score every sequence's relevant token "
             f"above the other tokens of its sequence, in all sequences at once (no max-margin direction in d={c.d}); "
             f"after training, relevant tokens hold {result.final_mean_attention:.0%} of a sequence's attention on average"
-            + (f", and p misses {result.missed_fraction:.0%} of the sequences" if result.missed_fraction > 0.01 else "")
+            + _missed_clause(result)
         )
     own_text = "" if own is None else f" (cos {own:.3f})"
     if result.missed_fraction > 0.01:

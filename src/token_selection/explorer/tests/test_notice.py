@@ -78,12 +78,22 @@ def test_where_the_law_predicts_a_good_alignment_the_sentence_names_the_weights_
     text = what_to_notice(replace(base, correlation=0.84, predicted_correlation=NOISY_ALIGNMENT))
     assert text == (
         PREFIX + "the signal is 22 times the noise (signal spread eta/2 * |v|^2 * std(alpha) = 2.2 against noise "
-        "1/sqrt(d) = 0.1), so the law predicts alignment 0.90, yet E.v reaches 0.84 only: the leading-order step sets "
+        "1/sqrt(d) = 0.1), so the law predicts alignment 0.900, yet E.v reaches 0.84 only: the leading-order step sets "
         "every weight g_j to 1/2, and here they are not (chapter 3's exact step)"
     )
     assert "noise blurs" not in text and "noise beats" not in text
     below = what_to_notice(replace(base, correlation=0.84, predicted_correlation=NOISY_ALIGNMENT - 1e-12))
     assert "the noise blurs the signal" in below  # the law itself expects the noise to show
+
+
+@pytest.mark.parametrize(
+    ("missed", "clause"),
+    [(0.5, ", and p misses 50% of the sequences"), (0.0101, ", and p misses 1% of the sequences"), (0.01, ""), (0.0, "")],
+)
+def test_where_the_weights_fail_the_sentence_also_says_how_many_sequences_p_misses(base, missed, clause):
+    text = what_to_notice(replace(base, correlation=0.84, predicted_correlation=0.9976, missed_fraction=missed))
+    assert "so the law predicts alignment 0.998, yet" in text
+    assert text.endswith("(chapter 3's exact step)" + clause)
 
 
 def test_alignment_on_the_noisy_threshold_is_not_noisy(base):
