@@ -12,9 +12,13 @@ NOISY_ALIGNMENT = 0.9
 (where the spread of the signal falls under that of the noise: eta < eta*, chapter 3)."""
 
 
+NAMED_MISSES = 0.01
+"""Share of missed sequences above which the sentence says that p misses sequences."""
+
+
 def _missed_clause(result: ExplorerResult) -> str:
-    """The clause ', and p misses N% of the sequences' when p misses more than 1 % of them, else nothing."""
-    return f", and p misses {result.missed_fraction:.0%} of the sequences" if result.missed_fraction > 0.01 else ""
+    """The clause ', and p misses N% of the sequences' when p misses more than ``NAMED_MISSES`` of them, else nothing."""
+    return f", and p misses {result.missed_fraction:.0%} of the sequences" if result.missed_fraction > NAMED_MISSES else ""
 
 
 def what_to_notice(result: ExplorerResult) -> str:
@@ -54,7 +58,7 @@ def what_to_notice(result: ExplorerResult) -> str:
             + _missed_clause(result)
         )
     own_text = "" if own is None else f" (cos {own:.3f})"
-    if result.missed_fraction > 0.01:
+    if result.missed_fraction > NAMED_MISSES:
         return (
             prefix + f"p misses {result.missed_fraction:.0%} of the sequences (an irrelevant token takes their "
             f"attention) and converges to the max-margin direction of the selection it makes{own_text}, not to p_mm "

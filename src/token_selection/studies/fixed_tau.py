@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..scale import is_full
-from .flow_seed_sweep import JUDGED_WORDS, ODE_WORDS, REFERENCE_SIZES, flow_sweep_settings, run_flow_seed_sweep
+from ..theory.thresholds import JUDGED_WORDS
+from .flow_seed_sweep import ODE_WORDS, REFERENCE_SIZES, flow_sweep_settings, run_flow_seed_sweep
 from .pool import Track, untracked
 
 RECORD = "flow_fixed_tau"

@@ -12,8 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..scale import is_full
+from ..theory.thresholds import JUDGED_WORDS
 from .fixed_tau import reached_counts
-from .flow_seed_sweep import JUDGED_WORDS, ODE_WORDS, flow_sweep_settings, is_positive_number, run_flow_seed_sweep
+from .flow_seed_sweep import ODE_WORDS, flow_sweep_settings, is_positive_number, run_flow_seed_sweep
 from .pool import Track, untracked
 
 RECORD = "flow_long_sequences"

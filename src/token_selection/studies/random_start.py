@@ -21,11 +21,10 @@ from typing import Any
 import torch
 
 from ..scale import is_full
-from ..theory.thresholds import DIRECTION_COSINE, SELECTED_ATTENTION
+from ..theory.thresholds import DIRECTION_COSINE, JUDGED_WORDS, SELECTED_ATTENTION
 from .flow_seed_sweep import (
     ARC_WORDS,
     DIMENSIONS,
-    JUDGED_WORDS,
     ODE_WORDS,
     REFERENCE_WORDS,
     cosine,

@@ -14,7 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..explorer.compute import optimal_fraction
-from .flow_seed_sweep import JUDGED_WORDS, ODE_WORDS, REFERENCE_SIZES, flow_sweep_settings, reference_case
+from ..theory.thresholds import JUDGED_WORDS
+from .flow_seed_sweep import ODE_WORDS, REFERENCE_SIZES, flow_sweep_settings, reference_case
 from .long_sequences import run_long_sequences
 from .pool import Track, untracked
 
