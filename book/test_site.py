@@ -696,6 +696,34 @@ def test_machinery_share_of_the_reading_path(built_site):
     assert not over, "machinery share over the limit:\n" + "\n".join(report)
 
 
+def checks_dropdown_misplaced(html: str) -> list[str]:
+    """The section headings of ``html``'s article that come after its "How this page checks itself" dropdown: the
+    dropdown sits at the foot of the page, after the summary, out of the reading path (empty when it does, or when
+    the page has none, which ``folded_parts_defects`` reports)."""
+    from bs4 import BeautifulSoup
+
+    article = BeautifulSoup(html, "html.parser").find("article")
+    summaries = [s for s in article.find_all("summary") if CHECKS_DROPDOWN in s.get_text()]
+    if not summaries:
+        return []
+    return [" ".join(h.get_text(" ").split()).rstrip("#").strip() for h in summaries[0].find_all_next(["h2", "h3"])]
+
+
+def test_a_checks_dropdown_before_a_section_is_found_and_one_at_the_foot_passes():
+    dropdown = f"<details><summary>{CHECKS_DROPDOWN}</summary><p>tolerances</p></details>"
+    foot = f"<article><h2>Exercises</h2><h2>Summary</h2><p>Remember.</p>{dropdown}</article>"
+    assert checks_dropdown_misplaced(foot) == []
+    middle = f"<article><h2>Training</h2>{dropdown}<h2>Exercises</h2><h3>Hints</h3><h2>Summary</h2></article>"
+    assert checks_dropdown_misplaced(middle) == ["Exercises", "Hints", "Summary"]
+    assert checks_dropdown_misplaced("<article><h2>Summary</h2></article>") == []
+
+
+@pytest.mark.parametrize("path", CHAPTER_PAGES)
+def test_the_checks_dropdown_sits_at_the_foot_of_each_chapter(built_site, path):
+    after = checks_dropdown_misplaced((built_site / path).read_text(encoding="utf-8"))
+    assert not after, f"{path}: the '{CHECKS_DROPDOWN}' dropdown comes before these sections: {after}"
+
+
 def folded_parts_defects(page) -> list[str]:
     """What is wrong with the folded layer of a chapter ``page``: its one "How this page checks itself" dropdown is
     closed when the page opens, opens on a click and holds text; its check cells' inputs are hidden, open on a click,
