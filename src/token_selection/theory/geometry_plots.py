@@ -122,5 +122,5 @@ def plot_selection_geometry(
     zoom.axvline(0, color="k", lw=0.8)
     wide = max(np.abs(p_xy[:, 0]).max(), 1e-12)
     zoom.set_xlim(-1.2 * wide, 1.2 * wide)
-    zoom.set_title("across stretched", fontsize=8)
+    zoom.set_title(r"$p\cdot\hat v$ stretched", fontsize=8)
     zoom.tick_params(labelsize=7)

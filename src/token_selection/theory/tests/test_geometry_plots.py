@@ -199,7 +199,7 @@ def test_every_element_of_the_figure():
     assert list(zoom_axis.get_xdata()) == [0, 0]
     wide = np.abs(np.asarray(p_path)[:, 0]).max()
     assert zoom.get_xlim() == pytest.approx((-1.2 * wide, 1.2 * wide))
-    assert zoom.get_title() == "across stretched" and zoom.title.get_fontsize() == 8
+    assert zoom.get_title() == r"$p\cdot\hat v$ stretched" and zoom.title.get_fontsize() == 8
     assert zoom_trail.get_marker() == "o" and zoom_trail.get_linestyle() == "-" and zoom_trail.get_markersize() == 2
     assert to_rgba(zoom_trail.get_color()) == to_rgba("tab:red")
     assert zoom_axis.get_linewidth() == 0.8 and to_rgba(zoom_axis.get_color()) == to_rgba("k")
