@@ -526,12 +526,13 @@ OPENINGS = (
         (
             "import token_selection.theory.training",
             "case = REFERENCE_CASE",
+            "sweep_scale = shown_scale(",
             "sweep = []",
             "plane_seeds = {0: ",
         ),
         draw_04b,
         (_plot_selection_frames,),
-        "The same setting over seeds",
+        "What a miss looks like",
         "Every token at the end of two runs, value across and score up. Left, seed 0 reaches $p_{\\mathrm{mm}}$: every "
         "relevant token, red or blue, sits high, every irrelevant one (grey) low. Right, the first seed that misses: "
         "the blue tokens sit below the grey ones, which take the attention of the negative sequences (hollow circles: "
