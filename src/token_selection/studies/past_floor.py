@@ -249,7 +249,8 @@ PAST_FLOOR_PROTOCOL = (
     "by normalised GD with step 1 and along the flow by scipy's RK45 (the flow sweep's tolerances); "
     "each end continued the way it came over a further arc length (full: 1500, fast: 150), by unit normalised steps or "
     "by RK45 at the same tolerances, along -grad L/|grad L| computed in the log domain (each term's factors as "
-    "logarithms, u_i - f_j as sum_k q_jk (u_i - u_k)), which has no floor. At the floor and "
+    "logarithms, u_i - f_j as sum_k q_jk (u_i - u_k)), so that no difference of nearly equal numbers is "
+    "taken. At the floor and "
     f"after: |p|, cos(p, p_mm), log |grad L|, the smallest log attention on the relevant token per class, and the "
     f"classes whose every sequence puts more than {SELECTED_ATTENTION:g} on it. Wilson 95% intervals."
 )
