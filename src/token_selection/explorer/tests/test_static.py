@@ -131,6 +131,13 @@ def test_a_grid_whose_token_classes_do_not_match_its_points_is_refused(hand_grid
         _traces(point, TOKEN_CLASS)
 
 
+@pytest.mark.parametrize(("slope", "shown"), [(94.65, "94.65"), (94.64, "94.64"), (2.5, "2.5"), (1234.5, "1234")])
+def test_the_legend_prints_the_slopes_as_the_grid_stores_them(slope, shown):
+    # four significant digits, the grid's: 94.65 is not rounded a second time to 94.7 beside a printed 94.65
+    fit, predicted = _traces(_point(8, slope=slope, pred=slope), TOKEN_CLASS)[3:5]
+    assert (fit["name"], predicted["name"]) == (f"fit: slope {shown}", f"predicted slope {shown}")
+
+
 def test_span_pads_six_percent_of_the_range_and_skips_missing_values():
     assert _span([1.0, None, 3.0]) == pytest.approx([0.88, 3.12])  # range 2: 0.12 each side
     assert _span([2.0, 2.0]) == pytest.approx([1.94, 2.06])  # no range: 6% of 1
