@@ -26,7 +26,7 @@ from plotly.subplots import make_subplots
 from ..theory.plots import CLASS_COLORS, CLASS_LABELS
 from .compute import SELECTED_MASS
 from .config import DEFAULT_CONFIG
-from .grid import grid_point
+from .grid import DIGITS, grid_point
 from .notice import shown_notice
 from .panels import scores_title
 
@@ -83,13 +83,13 @@ def _traces(point: dict, token_class: list[int]) -> list[dict]:
              x=_by_class(point, "alpha", token_class, cls), y=_by_class(point, "ev", token_class, cls), xaxis="x", yaxis="y")
         for cls, label, color in classes
     ]  # fmt: skip
-    # the slopes as stored (grid.DIGITS significant digits): rounding a stored number again can differ in its last
+    # the slopes as stored (DIGITS significant digits): rounding a stored number again can differ in its last
     # digit from the same number rounded once, as the chapter prints it
     traces += [
-        dict(type="scatter", mode="lines", name=f"fit: slope {point['slope']:.4g}", line=dict(color="black"),
+        dict(type="scatter", mode="lines", name=f"fit: slope {point['slope']:.{DIGITS}g}", line=dict(color="black"),
              x=ends, y=[intercept + point["slope"] * a for a in ends], xaxis="x", yaxis="y"),
-        dict(type="scatter", mode="lines", name=f"predicted slope {point['pred']:.4g}", line=dict(color="black", dash="dash"),
-             x=ends, y=[point["pred"] * a for a in ends], xaxis="x", yaxis="y"),
+        dict(type="scatter", mode="lines", name=f"predicted slope {point['pred']:.{DIGITS}g}",
+             line=dict(color="black", dash="dash"), x=ends, y=[point["pred"] * a for a in ends], xaxis="x", yaxis="y"),
         dict(type="scatter", mode="lines", name="cos(p, p_mm)", line=dict(color="black", dash="dashdot"), xaxis="x2", yaxis="y2",
              x=steps if point["cos"] else [], y=[point["cos"][i] for i in kept] if point["cos"] else []),
         dict(type="scatter", mode="lines", name="mean relevant attention", line=dict(color=GREEN), xaxis="x2", yaxis="y2",
