@@ -27,7 +27,7 @@ from ..theory.synthetic import SyntheticData, make_synthetic
 from ..theory.training import train_cls
 from .config import ExplorerConfig
 from .notice import what_to_notice
-from .result import MISSED_MASS, SELECTED_MASS, ExplorerResult
+from .result import LOST_MASS, SELECTED_MASS, ExplorerResult
 
 STAGES = ("drawing data", "one step on E", "max-margin program", "training p", "drawing panels")
 """What ``explore`` (and then the drawing) is doing, in order; reported through ``on_stage``."""
@@ -201,7 +201,7 @@ def _explore(
         selected_fraction=len(chosen_pairs) / len(all_pairs),
         selected_per_sequence=selected_relevant_per_sequence(attention, data.X, data.relevant, config.vocab_size),
         selection_cosine=selection_cosine,
-        missed_fraction=float(((attention * data.relevant).sum(1) < MISSED_MASS).double().mean()),
+        lost_fraction=float(((attention * data.relevant).sum(1) < LOST_MASS).double().mean()),
         optimal_fraction=optimal_fraction(values, data.X, data.y, data.relevant),
         final_min_attention=float(arrays["min_relevant_attention"][-1]),
         final_mean_attention=float(arrays["mean_relevant_attention"][-1]),

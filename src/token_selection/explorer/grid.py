@@ -106,7 +106,7 @@ SHOWN_NUMBERS = (
     "selection_cosine",
     "relevant_per_sequence",
     "selected_per_sequence",
-    "missed_fraction",
+    "lost_fraction",
     "final_mean_attention",
     "final_min_attention",
 )
@@ -145,7 +145,7 @@ def point_payload(result: ExplorerResult) -> dict:
         "cos_own": None if result.selection_cosine is None else _rounded(result.selection_cosine),
         "rel": _rounded(result.relevant_per_sequence),
         "sel": _rounded(result.selected_per_sequence),
-        "miss": _rounded(result.missed_fraction),
+        "lost": _rounded(result.lost_fraction),
         "opt": _rounded(result.optimal_fraction),
         "msg": result.max_margin_message,
         "notice": stored_notice(result),
@@ -271,7 +271,7 @@ def grid_point(grid: dict, delta: float, d: int, T: int) -> dict:
 SPOT_CHECK_POINTS: tuple[tuple[float, int, int], ...] = (
     (0.0, 512, 8),  # the live explorer's default: p converges to p_mm
     (0.0, 256, 4),  # every sequence puts more than 0.99 of its attention on its relevant token
-    (0.0, 64, 32),  # p misses half of the sequences
+    (0.0, 64, 32),  # p loses half of the sequences
     (0.3, 256, 16),  # several relevant tokens per sequence, p selects fewer
     (0.5, 1024, 32),  # the same at the largest d
     (0.0, 16, 16),  # no max-margin direction

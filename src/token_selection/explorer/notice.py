@@ -12,13 +12,13 @@ NOISY_ALIGNMENT = 0.9
 (where the spread of the signal falls under that of the noise: eta < eta*, chapter 3)."""
 
 
-NAMED_MISSES = 0.01
-"""Share of missed sequences above which the sentence says that p misses sequences."""
+NAMED_LOSSES = 0.01
+"""Share of lost sequences above which the sentence says that p loses sequences."""
 
 
-def _missed_clause(result: ExplorerResult) -> str:
-    """The clause ', and p misses N% of the sequences' when p misses more than ``NAMED_MISSES`` of them, else nothing."""
-    return f", and p misses {result.missed_fraction:.0%} of the sequences" if result.missed_fraction > NAMED_MISSES else ""
+def _lost_clause(result: ExplorerResult) -> str:
+    """The clause ', and p loses N% of the sequences' when p loses more than ``NAMED_LOSSES`` of them, else nothing."""
+    return f", and p loses {result.lost_fraction:.0%} of the sequences" if result.lost_fraction > NAMED_LOSSES else ""
 
 
 def what_to_notice(result: ExplorerResult) -> str:
@@ -26,7 +26,7 @@ def what_to_notice(result: ExplorerResult) -> str:
 
     The first rule that applies wins: the alignment falls short, through the noise or, where the law predicts a
     good one, through the step's weights g_j; there is no
-    max-margin direction; p misses sequences (an irrelevant token takes their attention); p drops some relevant tokens;
+    max-margin direction; p loses sequences (an irrelevant token takes their attention); p drops some relevant tokens;
     p attends to several relevant tokens per sequence; p converges to p_mm (or not yet).
     """
     c = result.config
@@ -41,7 +41,7 @@ def what_to_notice(result: ExplorerResult) -> str:
             return (
                 prefix + f"the signal is {signal / noise:.0f} times the noise ({spreads}), so the law predicts "
                 f"alignment {result.predicted_correlation:.3f}, yet E.v reaches {corr:.2f} only: the leading-order "
-                "step sets every weight g_j to 1/2, and here they are not (chapter 3's exact step)" + _missed_clause(result)
+                "step sets every weight g_j to 1/2, and here they are not (chapter 3's exact step)" + _lost_clause(result)
             )
         verb = "beats" if corr < 0.5**0.5 else "blurs"
         return (
@@ -55,12 +55,12 @@ def what_to_notice(result: ExplorerResult) -> str:
             prefix + f"E.v follows alpha (alignment {corr:.4f}), but no p can score every sequence's relevant token "
             f"above the other tokens of its sequence, in all sequences at once (no max-margin direction in d={c.d}); "
             f"after training, relevant tokens hold {result.final_mean_attention:.0%} of a sequence's attention on average"
-            + _missed_clause(result)
+            + _lost_clause(result)
         )
     own_text = "" if own is None else f" (cos {own:.3f})"
-    if result.missed_fraction > NAMED_MISSES:
+    if result.lost_fraction > NAMED_LOSSES:
         return (
-            prefix + f"p misses {result.missed_fraction:.0%} of the sequences (an irrelevant token takes their "
+            prefix + f"p loses {result.lost_fraction:.0%} of the sequences (an irrelevant token takes their "
             f"attention) and converges to the max-margin direction of the selection it makes{own_text}, not to p_mm "
             f"(cos {cos:.2f})"
         )

@@ -169,7 +169,7 @@ HERO_FONT_SIZE = 10.5
 """Points; at the book's column width (about 750 px for a 9-inch figure) this reads like the page's small print."""
 
 RECORDED_NUMBERS = ("correlation", "predicted_correlation", "slope", "final_cosine", "final_mean_attention",
-                    "final_min_attention", "missed_fraction")  # fmt: skip
+                    "final_min_attention", "lost_fraction")  # fmt: skip
 """The numbers of a run that ``hero_record`` keeps: what the three panels show, in a few scalars."""
 
 

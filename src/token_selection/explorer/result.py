@@ -16,8 +16,8 @@ SELECTED_MASS = 0.01
 """A relevant token counts as attended (selected, in the code's names) in a sequence when it holds at least this
 attention mass."""
 
-MISSED_MASS = 0.5
-"""A sequence is missed when its relevant tokens hold less than this share of its attention together."""
+LOST_MASS = 0.5
+"""A sequence is lost when its relevant tokens hold less than this share of its attention together."""
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class ExplorerResult:
     irrelevant_share: share of positions holding an irrelevant token.
     selected_fraction: share of (sequence, relevant token) pairs holding >= ``SELECTED_MASS``;
     selected_per_sequence: mean number of relevant tokens attended (>= ``SELECTED_MASS``) per sequence;
-    missed_fraction: share of sequences whose relevant mass is below ``MISSED_MASS`` (1/2);
+    lost_fraction: share of sequences whose relevant mass is below ``LOST_MASS`` (1/2);
     optimal_fraction: share of sequences whose best token after the step (the largest label-signed value
     ``y_j E_s . v``) is a relevant one: hypothesis 1 of chapter 4 holds in those sequences;
     selection_cosine: cos(p, max-margin direction of p's own selection), None when undefined.
@@ -64,7 +64,7 @@ class ExplorerResult:
     selected_fraction: float
     selected_per_sequence: float
     selection_cosine: float | None
-    missed_fraction: float
+    lost_fraction: float
     optimal_fraction: float
     final_min_attention: float
     final_mean_attention: float

@@ -56,7 +56,7 @@ def hand_made_result(**changes) -> ExplorerResult:
         selected_fraction=1.0,
         selected_per_sequence=1.5,
         selection_cosine=0.96,
-        missed_fraction=0.0,
+        lost_fraction=0.0,
         optimal_fraction=1.0,
         final_min_attention=0.95,
         final_mean_attention=0.99,

@@ -48,7 +48,7 @@ def test_reference_run_shows_what_the_theory_chapters_show(reference):
     assert reference.slope == pytest.approx(reference.predicted_slope, rel=0.05)
     assert reference.final_cosine >= 0.99 and reference.final_min_attention > 0.99
     assert reference.selection_cosine == reference.final_cosine  # p selects exactly the relevant tokens
-    assert reference.selected_fraction == 1.0 and reference.missed_fraction == 0.0
+    assert reference.selected_fraction == 1.0 and reference.lost_fraction == 0.0
     assert "converges to p_mm" in reference.notice
 
 
@@ -113,7 +113,7 @@ def _replay(delta: float, d: int, T: int, n: int, steps: int, V: int, seed: int,
                         relevant=data.relevant)  # fmt: skip
     attention = model.attention(data.X).detach()
     p = model.p.detach()
-    pairs, chosen, selected_counts, missed = set(), set(), [], 0
+    pairs, chosen, selected_counts, lost = set(), set(), [], 0
     X, relevant, weights = data.X.tolist(), data.relevant.tolist(), attention.tolist()
     selected = []
     for j in range(n):
@@ -125,7 +125,7 @@ def _replay(delta: float, d: int, T: int, n: int, steps: int, V: int, seed: int,
         pairs |= {(j, s) for s in relevant_tokens}
         chosen |= {(j, s) for s in relevant_tokens if mass[s] >= 0.01}
         selected_counts.append(sum(mass[s] >= 0.01 for s in relevant_tokens))
-        missed += sum(w for w, r in zip(weights[j], relevant[j], strict=True) if r) < 0.5
+        lost += sum(w for w, r in zip(weights[j], relevant[j], strict=True) if r) < 0.5
     selected = torch.tensor(selected)
     try:
         own = float(p @ solve_max_margin(E1, data.X, selection=selected).direction) / float(p.norm())
@@ -144,7 +144,7 @@ def _replay(delta: float, d: int, T: int, n: int, steps: int, V: int, seed: int,
         "irrelevant_share": 1 - float(data.relevant.double().mean()),
         "selected_fraction": len(chosen) / len(pairs),
         "selected_per_sequence": np.mean(selected_counts),
-        "missed_fraction": missed / n,
+        "lost_fraction": lost / n,
         "selection_cosine": own,
         "final_cosine": history.cosine[-1],
         "final_min_attention": history.min_relevant_attention[-1],
@@ -157,7 +157,7 @@ def _replay(delta: float, d: int, T: int, n: int, steps: int, V: int, seed: int,
     ("delta", "d", "T", "zipf", "own_selection"),
     [
         (0.0, 64, 32, 1.0, "its own"),  # p selects an irrelevant token in half of the sequences; its own selection has a p_mm
-        (0.2, 32, 16, 1.0, "none"),  # several relevant tokens, some missed; p's own selection has no p_mm
+        (0.2, 32, 16, 1.0, "none"),  # several relevant tokens, some lost; p's own selection has no p_mm
         (0.0, 128, 8, 0.5, "the same"),  # a flatter vocabulary; p selects exactly the relevant tokens
     ],
 )
@@ -171,15 +171,15 @@ def test_every_number_of_a_small_run_from_the_chapters_calls_and_plain_loops(del
     np.testing.assert_allclose(result.scores, expected["scores"], rtol=1e-12)
     for name in ("slope", "predicted_slope", "predicted_correlation", "relevant_per_sequence", "irrelevant_share"):
         assert getattr(result, name) == pytest.approx(expected[name], rel=1e-9), name
-    for name in ("selected_fraction", "selected_per_sequence", "missed_fraction", "final_cosine", "final_min_attention",
+    for name in ("selected_fraction", "selected_per_sequence", "lost_fraction", "final_cosine", "final_min_attention",
                  "final_mean_attention"):  # fmt: skip
         assert getattr(result, name) == pytest.approx(expected[name], rel=1e-12, abs=1e-300), name
     assert result.stop_reason == expected["stop_reason"] == "ran all 100 steps"
     if own_selection == "the same":
-        assert result.selected_fraction == 1 and result.missed_fraction == 0
+        assert result.selected_fraction == 1 and result.lost_fraction == 0
         assert result.selection_cosine == result.final_cosine
     else:
-        assert 0 < result.selected_fraction < 1 and 0 < result.missed_fraction < 1  # the uneven cases this test is for
+        assert 0 < result.selected_fraction < 1 and 0 < result.lost_fraction < 1  # the uneven cases this test is for
         assert (result.selection_cosine is not None) is (own_selection == "its own")
     if own_selection == "its own":
         assert result.selection_cosine == pytest.approx(expected["selection_cosine"], rel=1e-12)

@@ -67,7 +67,7 @@ def test_load_or_compute_grid_recomputes_when_the_cache_is_unusable(tmp_path, mo
 RULES = (  # what_to_notice's rules in its order, each by a phrase only its sentence holds
     ("noise", "the noise"),
     ("no p_mm", "no max-margin direction"),
-    ("missed", "an irrelevant token takes their attention"),
+    ("lost", "an irrelevant token takes their attention"),
     ("partial", "of its own selection"),
     ("several", "p selects all of them"),
     ("converges", "p converges to p_mm"),
@@ -161,7 +161,7 @@ def test_a_point_payload_holds_what_the_panels_draw_rounded():
         "alpha": [0.5, -0.25, 0.0, 0.125, 0.75, -0.125], "ev": [1.0, -0.5, 0.25, 0.5, 2.0, -0.25],
         "ep": [3.0, 2.0, -1.0, -1.5, 4.0, -0.5], "step": [0, 1, 10, 100], "cos": [0.0, 0.5, 0.9, 0.96],
         "att_mean": [0.3, 0.4, 0.8, 0.99], "att_min": [0.1, 0.2, 0.6, 0.95], "corr": 0.9877, "corr_pred": 0.9287,
-        "slope": 2.5, "pred": 3.0, "cos_final": 0.9543, "cos_own": 0.9123, "rel": 1.5, "sel": 1.5, "miss": 0.0, "opt": 1.0,
+        "slope": 2.5, "pred": 3.0, "cos_final": 0.9543, "cos_own": 0.9123, "rel": 1.5, "sel": 1.5, "lost": 0.0, "opt": 1.0,
         "msg": "",
         # the sentence of the stored numbers (the hand-made result's own notice is a placeholder)
         "notice": "delta=0.25, d=64, T=6: several relevant tokens per sequence (1.5 on average), and p attends to all "
@@ -474,10 +474,10 @@ def test_the_stored_sentence_prints_the_stored_numbers_digit_for_digit():
     base = hand_made_result(final_cosine=0.995, selection_cosine=0.9)
     # 0.99846 prints 0.998, but the grid stores 0.9985, which the readout prints 0.999: the stored sentence follows
     # the stored number; a number not at a rounding edge prints alike both ways
-    missed = replace(base, missed_fraction=0.5, final_cosine=0.31894, selection_cosine=0.99846)
-    assert "(cos 0.998)" in what_to_notice(missed)
-    assert "(cos 0.999), not to p_mm (cos 0.32)" in stored_notice(missed)
+    lost = replace(base, lost_fraction=0.5, final_cosine=0.31894, selection_cosine=0.99846)
+    assert "(cos 0.998)" in what_to_notice(lost)
+    assert "(cos 0.999), not to p_mm (cos 0.32)" in stored_notice(lost)
     assert f"{_rounded(0.99846):.3f}" == "0.999"
-    assert point_payload(missed)["notice"] == stored_notice(missed)
+    assert point_payload(lost)["notice"] == stored_notice(lost)
     # without a direction of its own selection the sentence still forms (None is not rounded)
-    assert "the selection it makes, not to p_mm (cos 0.32)" in stored_notice(replace(missed, selection_cosine=None))
+    assert "the selection it makes, not to p_mm (cos 0.32)" in stored_notice(replace(lost, selection_cosine=None))

@@ -32,7 +32,7 @@ def base() -> ExplorerResult:
         final_cosine=0.995,
         selection_cosine=0.9,
         irrelevant_share=0.5,
-        missed_fraction=0.0,
+        lost_fraction=0.0,
         selected_fraction=1.0,
         relevant_per_sequence=1.0,
         selected_per_sequence=1.0,
@@ -87,11 +87,11 @@ def test_where_the_law_predicts_a_good_alignment_the_sentence_names_the_weights_
 
 
 @pytest.mark.parametrize(
-    ("missed", "clause"),
-    [(0.5, ", and p misses 50% of the sequences"), (0.0101, ", and p misses 1% of the sequences"), (0.01, ""), (0.0, "")],
+    ("lost", "clause"),
+    [(0.5, ", and p loses 50% of the sequences"), (0.0101, ", and p loses 1% of the sequences"), (0.01, ""), (0.0, "")],
 )
-def test_where_the_weights_fail_the_sentence_also_says_how_many_sequences_p_misses(base, missed, clause):
-    text = what_to_notice(replace(base, correlation=0.84, predicted_correlation=0.9976, missed_fraction=missed))
+def test_where_the_weights_fail_the_sentence_also_says_how_many_sequences_p_loses(base, lost, clause):
+    text = what_to_notice(replace(base, correlation=0.84, predicted_correlation=0.9976, lost_fraction=lost))
     assert "so the law predicts alignment 0.998, yet" in text
     assert text.endswith("(chapter 3's exact step)" + clause)
 
@@ -101,7 +101,7 @@ def test_alignment_on_the_noisy_threshold_is_not_noisy(base):
 
 
 def test_the_noise_rule_wins_over_every_later_rule(base):
-    worst = replace(base, correlation=0.1, final_cosine=None, missed_fraction=0.5, selected_fraction=0.1)
+    worst = replace(base, correlation=0.1, final_cosine=None, lost_fraction=0.5, selected_fraction=0.1)
     assert "the noise beats the signal" in what_to_notice(replace(worst, predicted_correlation=0.2))
     assert "weight g_j" in what_to_notice(worst)
 
@@ -113,32 +113,32 @@ def test_without_p_mm_the_sentence_says_why(base):
         "other tokens of its sequence, in all sequences at once (no max-margin direction in d=100); after training, "
         "relevant tokens hold 73% of a sequence's attention on average"
     )
-    # where it also misses sequences, it says how many (above 1 %, as the rule for missed sequences)
-    assert what_to_notice(replace(no_pmm, missed_fraction=0.5)).endswith(
-        "73% of a sequence's attention on average, and p misses 50% of the sequences"
+    # where it also loses sequences, it says how many (above 1 %, as the rule for lost sequences)
+    assert what_to_notice(replace(no_pmm, lost_fraction=0.5)).endswith(
+        "73% of a sequence's attention on average, and p loses 50% of the sequences"
     )
-    assert what_to_notice(replace(no_pmm, missed_fraction=0.01)).endswith("on average")
-    assert what_to_notice(replace(no_pmm, missed_fraction=0.0101)).endswith("misses 1% of the sequences")
+    assert what_to_notice(replace(no_pmm, lost_fraction=0.01)).endswith("on average")
+    assert what_to_notice(replace(no_pmm, lost_fraction=0.0101)).endswith("loses 1% of the sequences")
     assert what_to_notice(replace(no_pmm, irrelevant_share=0.0)) == (
         PREFIX + "every position holds a relevant token, so attention has nothing to select against (no p_mm)"
     )
     assert "no max-margin direction" in what_to_notice(replace(no_pmm, irrelevant_share=1e-9))
-    assert "no max-margin direction" in what_to_notice(replace(no_pmm, missed_fraction=0.5))  # wins over missed
+    assert "no max-margin direction" in what_to_notice(replace(no_pmm, lost_fraction=0.5))  # wins over lost
 
 
-@pytest.mark.parametrize(("missed", "fires"), [(0.0, False), (0.01, False), (0.01 + 1e-12, True), (0.5, True)])
-def test_missed_sequences_fire_above_one_percent(base, missed, fires):
-    text = what_to_notice(replace(base, missed_fraction=missed, selected_fraction=0.5))
+@pytest.mark.parametrize(("lost", "fires"), [(0.0, False), (0.01, False), (0.01 + 1e-12, True), (0.5, True)])
+def test_lost_sequences_fire_above_one_percent(base, lost, fires):
+    text = what_to_notice(replace(base, lost_fraction=lost, selected_fraction=0.5))
     assert ("an irrelevant token takes their attention" in text) is fires
 
 
-def test_missed_sequences_sentence_with_and_without_its_own_cosine(base):
-    missed = replace(base, missed_fraction=0.5, final_cosine=0.4567, selection_cosine=0.98765)
-    assert what_to_notice(missed) == (
-        PREFIX + "p misses 50% of the sequences (an irrelevant token takes their attention) and converges to the "
+def test_lost_sequences_sentence_with_and_without_its_own_cosine(base):
+    lost = replace(base, lost_fraction=0.5, final_cosine=0.4567, selection_cosine=0.98765)
+    assert what_to_notice(lost) == (
+        PREFIX + "p loses 50% of the sequences (an irrelevant token takes their attention) and converges to the "
         "max-margin direction of the selection it makes (cos 0.988), not to p_mm (cos 0.46)"
     )
-    assert "the selection it makes, not to p_mm" in what_to_notice(replace(missed, selection_cosine=None))
+    assert "the selection it makes, not to p_mm" in what_to_notice(replace(lost, selection_cosine=None))
 
 
 @pytest.mark.parametrize(("selected", "fires"), [(0.5, True), (0.99 - 1e-12, True), (0.99, False), (1.0, False)])

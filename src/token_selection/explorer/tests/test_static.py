@@ -104,7 +104,7 @@ def _point(T: int, **changes) -> dict:
         "step": [0, 1, 10, 1000], "cos": [None, 0.5, 0.9, 0.96],
         "att_mean": [0.3, 0.4, 0.8, 0.99], "att_min": [0.1, 0.2, 0.6, 0.95],
         "corr": 0.98765, "corr_pred": 0.92847, "slope": 2.5, "pred": 3.0,
-        "cos_final": 0.96, "cos_own": 0.96, "rel": 1.5, "sel": 1.25, "miss": 0.0, "msg": "", "notice": f"sentence {T}",
+        "cos_final": 0.96, "cos_own": 0.96, "rel": 1.5, "sel": 1.25, "lost": 0.0, "msg": "", "notice": f"sentence {T}",
     }  # fmt: skip
     return point | changes
 
