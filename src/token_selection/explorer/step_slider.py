@@ -27,6 +27,9 @@ HEIGHT = 640
 RED = "#d62728"
 BAND_SDS = 2.0
 """Half-width of the grey noise band, in noise standard deviations."""
+FIXED_AXIS_UP_TO = 2.0
+"""Up to this step tau the left panel keeps one vertical range, so the line is seen to grow out of the band; above
+it the range follows the step."""
 
 
 def frame_name(tau: float) -> str:
@@ -63,11 +66,18 @@ def _traces(frames: StepFrames, k: int) -> list[dict]:
     return traces
 
 
+def _reach(frames: StepFrames, k: int) -> float:
+    """Half the height the left panel needs at frame k: its values, its line and the band."""
+    return max(float(np.abs(frames.values[k]).max()), float(frames.slopes[k] * np.abs(frames.alpha).max()),
+               BAND_SDS * 1.5 * frames.noise_sd)  # fmt: skip
+
+
 def _layout(frames: StepFrames, k: int) -> dict:
-    """What changes with the frame besides the traces: the left panel's vertical range and the readout."""
+    """What changes with the frame besides the traces: the left panel's vertical range and the readout. Up to
+    ``FIXED_AXIS_UP_TO`` the range is the one that frame needs, so it does not change there."""
     tau = float(frames.taus[k])
-    reach = max(float(np.abs(frames.values[k]).max()), float(frames.slopes[k] * np.abs(frames.alpha).max()),
-                BAND_SDS * 1.5 * frames.noise_sd)  # fmt: skip
+    fixed = [i for i, t in enumerate(frames.taus) if t <= FIXED_AXIS_UP_TO]
+    reach = max([_reach(frames, k)] + [_reach(frames, i) for i in fixed if tau <= FIXED_AXIS_UP_TO])
     readout = (
         f"τ = {tau:.3g}, so η = τ η* = {float(frames.etas[k]):.4g}.   "
         f"corr(E<sub>s</sub>(1)·v, α<sub>s</sub>) = {float(frames.correlation[k]):.4f}, law {float(frames.law[k]):.4f}"

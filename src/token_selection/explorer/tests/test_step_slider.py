@@ -8,6 +8,7 @@ import pytest
 from token_selection.explorer.static import BOOK_PLOTLYJS, static_html
 from token_selection.explorer.step_slider import (
     ELEMENT_ID,
+    FIXED_AXIS_UP_TO,
     frame_name,
     opening_frame,
     step_slider,
@@ -75,3 +76,23 @@ def test_html_without_alt_is_the_bare_fragment(frames):
     assert text.startswith("<div") and f'id="{ELEMENT_ID}"' in text and 'role="figure"' not in text
     quoted = static_html(step_slider_figure(frames), plotlyjs=False, alt='a "quoted" <alt>')
     assert 'aria-label="a &quot;quoted&quot; &lt;alt&gt;"' in quoted
+
+
+def test_the_vertical_range_is_fixed_up_to_its_bar_and_follows_the_step_above(frames):
+    fig = step_slider_figure(frames)
+    ranges = {float(t): tuple(f.layout.yaxis.range) for t, f in zip(frames.taus, fig.frames, strict=True)}
+    small = [r for t, r in ranges.items() if t <= FIXED_AXIS_UP_TO]
+    large = [r for t, r in ranges.items() if t > FIXED_AXIS_UP_TO]
+    assert len(small) >= 3 and len(set(small)) == 1, "one range up to the bar"
+    assert small[0][1] < large[0][1] < large[-1][1], "above the bar the range grows with the step"
+    assert all(low == -high for low, high in ranges.values())
+
+
+@pytest.mark.parametrize(("bar", "same"), [(1.5, True), (1.49, False)])
+def test_the_bar_of_the_fixed_range_is_inclusive(monkeypatch, bar, same):
+    from token_selection.explorer import step_slider as module
+
+    frames = step_frames(taus=np.array([0.1, 1.5, 3.0]))
+    monkeypatch.setattr(module, "FIXED_AXIS_UP_TO", bar)
+    first, second, _ = (f.layout.yaxis.range[1] for f in step_slider_figure(frames).frames)
+    assert (first == second) is same and first <= second

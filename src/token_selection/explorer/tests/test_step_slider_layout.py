@@ -1,7 +1,9 @@
 """Tests of the tau slider's drawing: every trace, the axes, the slider, the play button and the readout of each frame.
 
 The frames are built by hand (five tokens, three steps) so that each of the three terms of the left panel's vertical
-reach (the frame's values, the line at the largest alpha, the noise band) is the largest on one frame.
+reach (the frame's values, the line at the largest alpha, the noise band) is the largest on one frame. The range
+kept up to ``FIXED_AXIS_UP_TO`` is set below the first step here, so that each frame's range is its own reach
+(``test_step_slider.py`` tests the kept range).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import numpy as np
 import pytest
 from matplotlib.colors import to_hex
 
+from token_selection.explorer import step_slider as step_slider_module
 from token_selection.explorer.step_slider import HEIGHT, RED, frame_name, step_slider_figure
 from token_selection.theory.one_step import predicted_correlation
 from token_selection.theory.plots import CLASS_COLORS, CLASS_LABELS
@@ -23,6 +26,11 @@ VALUES = np.array([
     [-0.5, 0.2, 0.0, 0.1, 0.5],  # the line does: slope 4 x 0.3 = 1.2
 ])  # fmt: skip
 REACH = [2.0, 0.6, 1.2]
+
+
+@pytest.fixture(autouse=True)
+def _each_frame_its_own_range(monkeypatch):
+    monkeypatch.setattr(step_slider_module, "FIXED_AXIS_UP_TO", 0.1)
 
 
 @pytest.fixture(scope="module")
