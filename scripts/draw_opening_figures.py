@@ -551,7 +551,7 @@ OPENINGS = (
         (),
         "The numerical limit",
         "Normalised GD on $p$ reaches $p_{\\mathrm{mm}}$ and stops where float64 can no longer compute the gradient "
-        "(orange, dotted line); not stopped, the same run goes past that floor, follows rounding noise and its "
+        "(orange, ending at the dotted line); not stopped, the same run goes past that floor, follows rounding noise and its "
         "direction drifts away (blue, left), while the gradient it computes keeps falling (right)",
         "Two line plots against the step, log scale. Left, the cosine between p and the max-margin direction: the "
         "stopped run rises to about one and ends at a dotted line; the run left to go on follows it, then falls away. "
