@@ -177,3 +177,12 @@ def test_one_row_of_two_panels(frames):
     layout = step_slider_figure(frames).layout.to_plotly_json()
     assert {key for key in layout if key.startswith(("xaxis", "yaxis"))} == {"xaxis", "xaxis2", "yaxis", "yaxis2"}
     assert _plain(layout["yaxis"]["domain"]) == _plain(layout["yaxis2"]["domain"]) == [0.0, 1.0]
+
+
+def test_frames_up_to_the_bar_share_the_largest_reach_of_them(frames, monkeypatch):
+    """With the bar at the second step, the first two frames take the larger of their reaches (2.0 over 0.6), the
+    frame at the bar included; the third keeps its own (1.2)."""
+    monkeypatch.setattr(step_slider_module, "FIXED_AXIS_UP_TO", 2.0)
+    ranges = [tuple(f.layout.yaxis.range) for f in step_slider_figure(frames).frames]
+    assert ranges[0] == ranges[1] == pytest.approx((-2.2, 2.2))
+    assert ranges[2] == pytest.approx((-1.32, 1.32))
