@@ -124,7 +124,10 @@ def plot_lean_ends(
 ) -> None:
     """One row per ``(d, way)`` of ``ends``, the first on top: each seed at its initial lean (``leans[d]``, (seeds,)),
     a green dot where its run selects every relevant token (``ends[d, way]``, (seeds,) bool), a red cross where it ends
-    one-sided. size: the dots' marker area (the crosses' is twice it)."""
+    one-sided. size: the dots' marker area (the crosses' is twice it). An empty ``ends`` is refused: it would draw an
+    empty panel."""
+    if not ends:
+        raise ValueError("ends is empty: give at least one (d, way) row of reached flags to draw")
     for row, ((d, _way), reached) in enumerate(ends.items()):
         lean, ok = np.asarray(leans[d], dtype=float), np.asarray(reached, dtype=bool)
         ax.scatter(lean[ok], np.full(ok.sum(), row), s=size, color="tab:green", alpha=0.7,

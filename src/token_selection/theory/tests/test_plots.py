@@ -379,3 +379,10 @@ def test_plot_lean_ends_draws_crosses_half_transparent_dots_and_a_zero_line():
     (zero,) = ax.get_lines()
     assert list(zero.get_xdata()) == [0, 0] and to_hex(zero.get_color()) == to_hex("gray") and zero.get_linewidth() == 0.8
     plt.close(fig)
+
+
+def test_plot_lean_ends_refuses_an_empty_set_of_rows():
+    fig, ax = plt.subplots()
+    with pytest.raises(ValueError, match="ends is empty"):
+        plot_lean_ends(ax, {512: [0.1]}, {})
+    plt.close(fig)
