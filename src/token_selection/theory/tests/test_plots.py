@@ -383,6 +383,6 @@ def test_plot_lean_ends_draws_crosses_half_transparent_dots_and_a_zero_line():
 
 def test_plot_lean_ends_refuses_an_empty_set_of_rows():
     fig, ax = plt.subplots()
-    with pytest.raises(ValueError, match="ends is empty"):
+    with pytest.raises(ValueError, match="^ends is empty"):
         plot_lean_ends(ax, {512: [0.1]}, {})
     plt.close(fig)
