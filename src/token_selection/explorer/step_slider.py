@@ -76,8 +76,9 @@ def _layout(frames: StepFrames, k: int) -> dict:
     """What changes with the frame besides the traces: the left panel's vertical range and the readout. Up to
     ``FIXED_AXIS_UP_TO`` the range is the one that frame needs, so it does not change there."""
     tau = float(frames.taus[k])
-    fixed = [i for i, t in enumerate(frames.taus) if t <= FIXED_AXIS_UP_TO]
-    reach = max([_reach(frames, k)] + [_reach(frames, i) for i in fixed if tau <= FIXED_AXIS_UP_TO])
+    # up to the bar, every frame up to it (this one among them); above it, this frame alone
+    shared = [i for i, t in enumerate(frames.taus) if t <= FIXED_AXIS_UP_TO] if tau <= FIXED_AXIS_UP_TO else [k]
+    reach = max(_reach(frames, i) for i in shared)
     readout = (
         f"τ = {tau:.3g}, so η = τ η* = {float(frames.etas[k]):.4g}.   "
         f"corr(E<sub>s</sub>(1)·v, α<sub>s</sub>) = {float(frames.correlation[k]):.4f}, law {float(frames.law[k]):.4f}"

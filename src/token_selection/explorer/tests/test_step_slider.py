@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from token_selection.explorer import step_slider as step_slider_module
 from token_selection.explorer.static import BOOK_PLOTLYJS, static_html
 from token_selection.explorer.step_slider import (
     ELEMENT_ID,
@@ -90,9 +91,7 @@ def test_the_vertical_range_is_fixed_up_to_its_bar_and_follows_the_step_above(fr
 
 @pytest.mark.parametrize(("bar", "same"), [(1.5, True), (1.49, False)])
 def test_the_bar_of_the_fixed_range_is_inclusive(monkeypatch, bar, same):
-    from token_selection.explorer import step_slider as module
-
     frames = step_frames(taus=np.array([0.1, 1.5, 3.0]))
-    monkeypatch.setattr(module, "FIXED_AXIS_UP_TO", bar)
+    monkeypatch.setattr(step_slider_module, "FIXED_AXIS_UP_TO", bar)
     first, second, _ = (f.layout.yaxis.range[1] for f in step_slider_figure(frames).frames)
     assert (first == second) is same and first <= second
