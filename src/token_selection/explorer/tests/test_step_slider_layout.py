@@ -186,3 +186,10 @@ def test_frames_up_to_the_bar_share_the_largest_reach_of_them(frames, monkeypatc
     ranges = [tuple(f.layout.yaxis.range) for f in step_slider_figure(frames).frames]
     assert ranges[0] == ranges[1] == pytest.approx((-2.2, 2.2))
     assert ranges[2] == pytest.approx((-1.32, 1.32))
+
+
+def test_a_frame_exactly_at_the_bar_counts_its_own_reach(frames, monkeypatch):
+    """With the bar at the first step, that frame alone is fixed, and its range is its own reach (2.0)."""
+    monkeypatch.setattr(step_slider_module, "FIXED_AXIS_UP_TO", 0.5)
+    ranges = [tuple(f.layout.yaxis.range) for f in step_slider_figure(frames).frames]
+    assert ranges == [pytest.approx((-2.2, 2.2)), pytest.approx((-0.66, 0.66)), pytest.approx((-1.32, 1.32))]
