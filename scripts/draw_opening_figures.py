@@ -883,6 +883,10 @@ def main() -> int:
     parser.add_argument("--check", action="store_true", help="only check that the committed images are current")
     parser.add_argument("--only", nargs="*", default=None, help="chapters (notebook stems) to draw or check")
     args = parser.parse_args()
+    known = [o.chapter for o in OPENINGS]
+    unknown = sorted(set(args.only or ()) - set(known))
+    if unknown:
+        parser.error(f"--only names no chapter with an opening figure: {', '.join(unknown)}; allowed: {', '.join(known)}")
     chosen = [o for o in OPENINGS if args.only is None or o.chapter in args.only]
     if args.check:
         found = problems(chosen, rerun=True)

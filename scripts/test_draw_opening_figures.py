@@ -111,3 +111,17 @@ def test_every_caption_names_a_section_its_chapter_has():
             if line.startswith("#")
         }
         assert opening.section in headings, f"{opening.chapter}: no section named {opening.section!r}"
+
+
+def test_only_with_a_name_that_is_no_chapter_is_an_error_naming_it(monkeypatch, capsys):
+    # a short name ("04b") is not a notebook stem: it must not draw or check nothing and succeed
+    monkeypatch.setattr(sys, "argv", ["draw_opening_figures.py", "--check", "--only", "04b", "01_model"])
+    try:
+        draw_opening_figures.main()
+    except SystemExit as stop:
+        assert stop.code == 2
+    else:
+        raise AssertionError("--only 04b should be refused")
+    message = capsys.readouterr().err
+    assert "04b" in message.split("allowed:")[0] and "01_model" not in message.split("allowed:")[0]
+    assert "04b_numerics" in message.split("allowed:")[1]
