@@ -776,3 +776,28 @@ def test_folded_parts_checker_passes_a_folded_chapter_and_catches_each_defect(fe
     assert folded_parts_defects(feed("<article><h1>No dropdown</h1></article>")) == [
         f"0 '{CHECKS_DROPDOWN}' dropdowns (one expected)"
     ]
+
+
+# Every closed toggle of a check cell: whether its cell carries the class tag_checks, and its width and font size
+# against the article's text (the audit trail recedes beside the reading path: book/_static/audit.css).
+CHECK_TOGGLES = """() => {
+  const text = parseFloat(getComputedStyle(document.querySelector('article p')).fontSize);
+  const column = document.querySelector('article').getBoundingClientRect().width;
+  return [...document.querySelectorAll('article div.cell > details.hide:not([open])')]
+    .filter(d => d.querySelector('summary p.collapsed').textContent.trim() === 'Show the checks')
+    .map(d => ({tagged: d.parentElement.classList.contains('tag_checks'),
+                share: d.getBoundingClientRect().width / column,
+                size: parseFloat(getComputedStyle(d.querySelector('summary p.collapsed')).fontSize) / text}));
+}"""
+
+
+@pytest.mark.parametrize("path", ["notebooks/03_one_step.html", "notebooks/04b_numerics.html"])
+def test_a_check_cell_s_toggle_is_small_and_narrow(open_page, path):
+    toggles = open_page(path).evaluate(CHECK_TOGGLES)
+    assert len(toggles) >= 3, f"{path}: {len(toggles)} closed check toggles; the chapter folds its checks"
+    untagged = sum(not t["tagged"] for t in toggles)
+    assert not untagged, f"{path}: {untagged} check cells lack the tag 'checks' (run scripts/tidy_notebooks.py)"
+    wide = [round(t["share"], 2) for t in toggles if t["share"] >= 0.4]
+    assert not wide, f"{path}: check toggles as wide as {wide} of the column (audit.css not applied)"
+    large = [round(t["size"], 2) for t in toggles if t["size"] >= 0.9]
+    assert not large, f"{path}: check toggles in text of {large} times the prose's size"

@@ -18,6 +18,10 @@ OUTPUT_ONLY = "hide-output"
 """A cell whose output alone is folded keeps the prompts written by hand: what its output is, a table or a list of
 runs, is not in its source, so no rule can name it."""
 CHECKS = ("Show the checks", "Hide the checks")
+CHECKS_TAG = "checks"
+"""The tag of a cell folded behind the checks prompt: MyST-NB writes a cell's tags as classes (``tag_checks``), and
+the book's ``audit.css`` draws its toggle small and muted at the right, so the audit trail recedes beside the reading
+path instead of a full-width bar between a figure and its caption."""
 DRAWING = ("Show the code that draws the figure", "Hide the code that draws the figure")
 FIGURE = ("Show the figure and its code", "Hide the figure and its code")
 """A drawing cell folded whole (``hide-cell``): one toggle opens the figure with its code."""
@@ -73,7 +77,8 @@ def prompts(source: str, asserts: bool, whole: bool = False) -> tuple[str, str] 
 
 def label_fold(cell: Any, asserts: bool) -> bool:
     """Write the prompts of ``cell`` (a notebook code cell, a dict-like node) into its ``mystnb`` metadata when it is
-    folded by ``hide-input`` or ``hide-cell``; remove prompts a cell no longer needs. Returns whether the metadata changed."""
+    folded by ``hide-input`` or ``hide-cell``; remove prompts a cell no longer needs; tag it ``CHECKS_TAG`` exactly when
+    its prompt is the checks prompt. Returns whether the metadata changed."""
     if cell.get("cell_type") != "code":
         return False
     metadata = cell.setdefault("metadata", {})
@@ -82,10 +87,11 @@ def label_fold(cell: Any, asserts: bool) -> bool:
     if OUTPUT_ONLY in tags and not folded:
         return False
     wanted = prompts(cell.get("source", ""), asserts, whole=WHOLE in tags) if folded else None
+    retagged = _tag_checks(metadata, wanted == CHECKS)
     settings = metadata.get("mystnb", {})
     present = (settings.get("code_prompt_show"), settings.get("code_prompt_hide"))
     if present == (wanted or (None, None)):
-        return False
+        return retagged
     settings = {k: v for k, v in settings.items() if k not in ("code_prompt_show", "code_prompt_hide")}
     if wanted:
         settings.update(code_prompt_show=wanted[0], code_prompt_hide=wanted[1])
@@ -93,4 +99,13 @@ def label_fold(cell: Any, asserts: bool) -> bool:
         metadata["mystnb"] = settings
     else:
         metadata.pop("mystnb", None)
+    return True
+
+
+def _tag_checks(metadata: dict[str, Any], checks: bool) -> bool:
+    """Add ``CHECKS_TAG`` to the tags in ``metadata`` when ``checks``, remove it otherwise; whether they changed."""
+    tags = list(metadata.get("tags", []))
+    if checks == (CHECKS_TAG in tags):
+        return False
+    metadata["tags"] = [*tags, CHECKS_TAG] if checks else [tag for tag in tags if tag != CHECKS_TAG]
     return True

@@ -123,3 +123,28 @@ def test_a_cell_whose_output_alone_is_folded_keeps_the_prompts_written_by_hand()
     folded_too = cell(CHECK, "hide-input", "hide-output", code_prompt_show="mine", code_prompt_hide="mine")
     assert fp.label_fold(folded_too, asserts=True)  # a folded input still follows the rule
     assert folded_too.metadata["mystnb"]["code_prompt_show"] == fp.CHECKS[0]
+
+
+def test_a_check_cell_is_tagged_checks_and_loses_the_tag_when_it_no_longer_holds_checks():
+    made = cell(CHECK, "hide-input", "nbval-ignore-output")
+    assert fp.label_fold(made, asserts=True)
+    assert made.metadata["tags"] == ["hide-input", "nbval-ignore-output", fp.CHECKS_TAG]
+    assert not fp.label_fold(made, asserts=True)  # a second pass changes nothing
+    made.source = PLOT + "\n" + CHECK  # now it draws: its toggle is the figure's, not the checks'
+    assert fp.label_fold(made, asserts=True)
+    assert fp.CHECKS_TAG not in made.metadata["tags"] and made.metadata["mystnb"]["code_prompt_show"] == fp.DRAWING[0]
+
+
+@pytest.mark.parametrize("tags", [(fp.CHECKS_TAG,), ("remove-input", fp.CHECKS_TAG)])
+def test_a_stale_checks_tag_on_a_cell_not_folded_is_removed(tags):
+    made = cell(CHECK, *tags)
+    assert fp.label_fold(made, asserts=True)
+    assert made.metadata["tags"] == [t for t in tags if t != fp.CHECKS_TAG]
+    assert not fp.label_fold(made, asserts=True)
+
+
+def test_a_folded_computation_with_few_asserts_is_not_tagged_checks():
+    made = cell("x = 1\ny = 2\nz = 3\nw = 4\n" + CHECK, "hide-input")
+    assert fp.label_fold(made, asserts=True)
+    assert made.metadata["mystnb"]["code_prompt_show"] == fp.COMPUTING[0]
+    assert fp.CHECKS_TAG not in made.metadata["tags"]

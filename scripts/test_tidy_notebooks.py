@@ -107,7 +107,9 @@ def test_check_cells_are_folded_and_nothing_else_is():
         "assert True",
     )
     tags = [cell.metadata.get("tags") for cell in nb.cells[2:]]
-    assert tags == [["hide-input"], ["hide-input"], None, ["hide-input"], None, ["hide-input"]]
+    # a folded check cell also carries the tag "checks", which draws its toggle small (book/_static/audit.css)
+    checks = ["hide-input", "checks"]
+    assert tags == [checks, checks, None, checks, None, checks]
 
 
 @pytest.mark.parametrize("tag", ["hide-input", "hide-cell", "remove-input", "remove-cell"])
@@ -116,7 +118,8 @@ def test_a_check_cell_already_out_of_the_reading_path_keeps_its_tags(tag):
     nb.cells[2].metadata["tags"] = [tag, "nbval-check-output"]
     out, report = tidy.tidy(nb, str(ROOT / "notebooks" / "probe.ipynb"), LIMIT)
     labelled = ["cell 2: the toggle of its folded input says what it holds"] if tag == "hide-input" else []
-    assert out.cells[2].metadata["tags"] == [tag, "nbval-check-output"] and report.changes == labelled
+    kept = [tag, "nbval-check-output"] + (["checks"] if tag == "hide-input" else [])
+    assert out.cells[2].metadata["tags"] == kept and report.changes == labelled
 
 
 def test_the_set_up_cell_is_not_folded_for_an_assert():
@@ -262,7 +265,7 @@ def test_a_check_cell_gets_hide_input_and_check_names_the_chapter_and_cell(tmp_p
     assert "cell 4" not in out  # removed from the page already
     assert tidy.main([str(path)]) == 0
     fixed = nbformat.read(path, as_version=4)
-    assert fixed.cells[2].metadata["tags"] == ["hide-input"]
+    assert fixed.cells[2].metadata["tags"] == ["hide-input", "checks"]
     assert "tags" not in fixed.cells[3].metadata or fixed.cells[3].metadata["tags"] == []
     assert fixed.cells[4].metadata["tags"] == ["remove-cell"]
     assert tidy.main(["--check", str(path)]) == 0  # a second run changes nothing
@@ -273,7 +276,7 @@ def test_a_folded_check_cell_is_left_alone(tag):
     nb = notebook("assert True")
     nb.cells[2].metadata["tags"] = [tag]
     cell = tidy.tidy(nb, str(ROOT / "notebooks" / "probe.ipynb"), LIMIT)[0].cells[2]
-    assert cell.metadata["tags"] == [tag]
+    assert cell.metadata["tags"] == [tag] + (["checks"] if tag == "hide-input" else [])
 
 
 def test_the_setup_cell_is_not_folded_for_its_asserts():
