@@ -192,7 +192,7 @@ def static_figure(grid: dict, *, start: tuple | None = None) -> go.Figure:
     )  # fmt: skip
     titles = (
         ("signed frequency \u03b1\u209b", "E\u209b \u00b7 v after one step"),
-        ("normalised-GD steps on p", "cosine / attention mass"),
+        ("normalised-GD steps on p (log scale)", "cosine / attention mass"),
         ("signed frequency \u03b1\u209b", "E\u209b \u00b7 p / \u2016p\u2016 after training"),
     )
     for col, (x_title, y_title) in enumerate(titles, start=1):

@@ -268,7 +268,7 @@ def test_the_figure_axes_titles_and_size(hand_figure):
     titles = [(layout[f"xaxis{k}"].title.text, layout[f"yaxis{k}"].title.text) for k in ("", "2", "3")]
     assert titles == [
         ("signed frequency \u03b1\u209b", "E\u209b \u00b7 v after one step"),
-        ("normalised-GD steps on p", "cosine / attention mass"),
+        ("normalised-GD steps on p (log scale)", "cosine / attention mass"),
         ("signed frequency \u03b1\u209b", "E\u209b \u00b7 p / \u2016p\u2016 after training"),
     ]
     assert (
