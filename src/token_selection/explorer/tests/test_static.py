@@ -377,6 +377,7 @@ def test_the_text_alternative_and_the_element_id_reach_the_page_in_both_modes(ha
         (10020.4, 668.0, "η* = 668, η = 10,020"),
         (209.44, 13.96, "η* = 13.96, η = 209.4"),
         (0.012346, 0.5, "η* = 0.5, η = 0.01235"),
+        (199.6, 13.957, "η* = 13.96, η = 199.6"),  # η* to four significant digits, not five
     ],
 )
 def test_the_steps_are_printed_without_an_exponent(eta, eta_star, shown):
