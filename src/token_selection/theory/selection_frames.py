@@ -100,6 +100,18 @@ def class_race(
     return {key: np.asarray(values, dtype=np.float64) for key, values in race.items()}
 
 
+def lost_class(race: Mapping[str, np.ndarray]) -> str:
+    """The class, ``"+1"`` or ``"-1"``, whose worst attention ends lower in ``race`` (from ``class_race``): the class a
+    run that ends one-sided has lost. A tie at the last frame names neither and raises."""
+    missing = [key for key in ("worst +1", "worst -1") if key not in race]
+    if missing:
+        raise ValueError(f"race must be a result of class_race; it lacks {missing}")
+    ends = {label: float(np.asarray(race[f"worst {label}"])[-1]) for label in ("+1", "-1")}
+    if ends["+1"] == ends["-1"]:
+        raise ValueError(f"both classes end with the same worst attention {ends['+1']:.3g}: neither is lost")
+    return min(ends, key=ends.__getitem__)
+
+
 RACE_LINES = {
     "lean": ("k", "-", r"lean of $p$, $\cos(p, v)$"),
     "worst +1": ("tab:red", "-", "worst attention, class +1"),

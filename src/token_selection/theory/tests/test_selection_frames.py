@@ -18,6 +18,7 @@ from token_selection.theory.selection_frames import (  # noqa: E402
     class_race,
     direction_in_plane,
     frame_coordinates,
+    lost_class,
     p_at_steps,
     plot_class_race,
     plot_selection_frames,
@@ -355,3 +356,22 @@ def test_plot_class_race_names_the_y_axis_in_the_first_column_only():
     plot_class_race(alone, race, "t")
     assert alone.get_ylabel().startswith("cosine")
     plt.close(fig)
+
+
+@pytest.mark.parametrize(
+    ("plus", "minus", "lost"),
+    [
+        ([0.9, 0.6, 1e-9], [0.9, 0.2, 0.8], "+1"),  # +1 ends lowest, though -1 dipped lower on the way
+        ([0.5, 0.7, 0.71], [0.5, 0.9, 0.7], "-1"),  # a margin of 0.01 at the last frame decides
+    ],
+)
+def test_lost_class_is_the_class_whose_worst_attention_ends_lower(plus, minus, lost):
+    race = {"step": np.arange(3), "lean": np.zeros(3), "worst +1": np.array(plus), "worst -1": np.array(minus)}
+    assert lost_class(race) == lost
+
+
+def test_lost_class_refuses_a_tie_and_a_race_without_both_classes():
+    with pytest.raises(ValueError, match="neither is lost"):
+        lost_class({"worst +1": np.array([0.2, 0.5]), "worst -1": np.array([0.1, 0.5])})
+    with pytest.raises(ValueError, match="worst -1"):
+        lost_class({"worst +1": np.array([0.2])})
