@@ -240,6 +240,10 @@ def draw_04b(ns: dict):
         irrelevant = points[data.token_class.numpy() == 0, 1]
         numbers[f"seed{seed}_irrelevant_top"] = float(irrelevant.max())
         numbers[f"seed{seed}_relevant_low"] = float(points[data.token_class.numpy() != 0, 1].min())
+    for axis in ("x", "y"):  # one scale for both panels, so that the two ends compare at a glance
+        lows, highs = zip(*(getattr(ax, f"get_{axis}lim")() for ax in axes), strict=True)
+        for ax in axes:
+            getattr(ax, f"set_{axis}lim")(min(lows), max(highs))
     fig.tight_layout()
     return fig, numbers
 
