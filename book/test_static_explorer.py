@@ -3,7 +3,7 @@
 Uses the fixtures of ``conftest.py``: ``built_site`` (the built HTML root) and
 ``open_page`` (a page served locally, with every external request blocked).
 The explorer is one plotly figure (``div#ch5-explorer``) with one frame per grid point and
-three plotly sliders; its ``layout.meta`` names the point shown as ``"delta,d,T"``.
+four plotly sliders; its ``layout.meta`` names the point shown as ``"delta,d,T,seed"``.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from test_site import PLOTLY_LABEL_BOXES, overlapping_labels
 PAGE = "notebooks/05_explorer.html"
 PLOT_ID = "ch5-explorer"
 MAX_PAGE_BYTES = 5 * 1024 * 1024
-SLIDERS = {"delta": 0, "d": 1, "T": 2}
+SLIDERS = {"delta": 0, "d": 1, "T": 2, "seed": 3}
 
 STATE = """() => {
   const plot = document.getElementById("ch5-explorer");
@@ -60,7 +60,7 @@ def _move(page, name: str, where: str) -> None:
 def _overlaps(page) -> list[str]:
     overlaps = overlapping_labels(page.evaluate(PLOTLY_LABEL_BOXES))
     point = page.evaluate(STATE)["point"]
-    return [f"static explorer at (delta, d, T) = ({point}): {overlap}" for overlap in overlaps]
+    return [f"static explorer at (delta, d, T, seed) = ({point}): {overlap}" for overlap in overlaps]
 
 
 def test_static_explorer_sliders_redraw_the_figure_and_no_labels_overlap(built_site, open_page):
@@ -70,13 +70,21 @@ def test_static_explorer_sliders_redraw_the_figure_and_no_labels_overlap(built_s
     page = _open_explorer(open_page)
     before = page.evaluate(STATE)
     assert before["panels"] == 3, "the figure should have three panels"
-    assert before["point"] == "0,512,8", "the explorer should open at the live explorer's defaults"
+    assert before["point"] == "0,512,8,0", "the explorer should open at the live explorer's defaults"
     assert any("What to notice:" in text for text in before["texts"]), "the sentence should sit under the panels"
     overlaps = _overlaps(page)
 
+    # the seed slider: at the defaults seed 2 reaches p_mm as seed 0 does, with its own values
+    _move(page, "seed", "max")
+    seeded = page.evaluate(STATE)
+    assert seeded["point"] == "0,512,8,2", "the seed slider should move the seed only"
+    assert seeded["ys"][0] != before["ys"][0] and seeded["sliders"] == [0, 3, 1, 2]
+    overlaps += _overlaps(page)
+    _move(page, "seed", "0")
+
     _move(page, "T", "max")
     after = page.evaluate(STATE)
-    assert after["point"] == "0,512,64", "the T slider should move T only"
+    assert after["point"] == "0,512,64,0", "the T slider should move T only"
     assert after["ys"][0] != before["ys"][0], "the values of panel 1 should change with T"
     assert after["texts"] != before["texts"], "the numbers and the sentence should follow the setting"
     overlaps += _overlaps(page)
@@ -85,15 +93,15 @@ def test_static_explorer_sliders_redraw_the_figure_and_no_labels_overlap(built_s
         _move(page, name, where)
         overlaps += _overlaps(page)
     moved = page.evaluate(STATE)
-    assert moved["point"] == "0.5,16,64", "each slider should keep the settings of the two others"
+    assert moved["point"] == "0.5,16,64,0", "each slider should keep the settings of the others"
     assert "no max-margin direction" in moved["texts"], "d = 16 has no p_mm: panel 2 should say so"
-    assert moved["sliders"] == [3, 0, 4] and moved["ys"] != after["ys"]
+    assert moved["sliders"] == [3, 0, 4, 0] and moved["ys"] != after["ys"]
 
-    for name, where in [("T", "0"), ("d", "max")]:
+    for name, where in [("T", "0"), ("d", "max"), ("seed", "max")]:
         _move(page, name, where)
         overlaps += _overlaps(page)
     corner = page.evaluate(STATE)
-    assert corner["point"] == "0.5,1024,4", "the corner of the grid: the largest delta and d, the smallest T"
+    assert corner["point"] == "0.5,1024,4,2", "the corner of the grid: the largest delta, d and seed, the smallest T"
     assert "no max-margin direction" not in corner["texts"], "the note of d = 16 stays after moving to d = 1024"
     assert not overlaps, "overlapping labels:\n" + "\n".join(overlaps)
     assert not page.external_requests, f"the page tried to leave the machine: {page.external_requests}"

@@ -2,8 +2,9 @@
 
 The static explorer of chapter 5 runs without a kernel, so every setting its
 sliders reach is computed in advance: ``explore`` at each point of
-``GRID_AXES`` (delta x d x T), with the other settings at the live explorer's
-defaults. Per point the file keeps what the three panels draw, rounded to
+``GRID_AXES`` (delta x d x T x seed), with the other settings at the live explorer's
+defaults. The seed axis is optional: a grid without one holds seed 0 (the live
+explorer's default) only. Per point the file keeps what the three panels draw, rounded to
 ``DIGITS`` significant digits.
 
 The cache ships with the package (``GRID_PATH``: ``explorer/grid.json`` plus ``grid.json.sha256``),
@@ -48,13 +49,18 @@ GRID_AXES: dict[str, tuple] = {
     "delta": (0.0, 0.1, 0.3, 0.5),
     "d": (16, 64, 256, 512, 1024),
     "T": (4, 8, 16, 32, 64),
+    "seed": (0, 1, 2),
 }
-"""The settings the static sliders reach; the live explorer's defaults are a grid point."""
+"""The settings the static sliders reach; the live explorer's defaults are a grid point. At the reference setting
+seeds 0 and 2 reach p_mm and seed 1 ends one-sided, so the seed slider shows both outcomes of chapter 4b."""
+
+AXIS_NAMES = ("delta", "d", "T", "seed")
+"""The axes a grid can have, in the order of its points; ``seed`` may be left out (seed 0 only)."""
 
 GRID_PATH = Path(__file__).resolve().parent / "grid.json"
 """The cached grid, package data: read with the package wherever it is installed."""
 
-GRID_FORMAT = 3
+GRID_FORMAT = 4
 DIGITS = 4
 """Significant digits kept per stored number (the file stays a few hundred kB)."""
 
@@ -75,8 +81,9 @@ def grid_config(axes: dict[str, Iterable] | None = None) -> dict:
     """The settings the grid's numbers depend on: axes and fixed settings (the code is checked on the numbers,
     ``check_grid_points``)."""
     axes = GRID_AXES if axes is None else axes
+    names = [name for name in AXIS_NAMES if name != "seed" or name in axes]
     return {
-        "axes": {name: [float(x) if name == "delta" else int(x) for x in axes[name]] for name in ("delta", "d", "T")},
+        "axes": {name: [float(x) if name == "delta" else int(x) for x in axes[name]] for name in names},
         "settings": fixed_settings(),
     }
 
@@ -128,6 +135,7 @@ def point_payload(result: ExplorerResult) -> dict:
         "delta": result.config.delta,
         "d": result.config.d,
         "T": result.config.T,
+        "seed": result.config.seed,
         "eta_star": _rounded(result.eta_star),
         "eta": _rounded(result.step_size),
         "alpha": _rounded(result.alpha),
@@ -152,22 +160,23 @@ def point_payload(result: ExplorerResult) -> dict:
     }
 
 
-def _compute_point(point: tuple[float, int, int]) -> dict:
-    delta, d, T = point
-    return point_payload(explore(delta, d, T, **fixed_settings()))
+def _compute_point(point: tuple) -> dict:
+    """The payload of (delta, d, T) or (delta, d, T, seed); seed 0 when it is left out."""
+    delta, d, T, *seed = point
+    return point_payload(explore(delta, d, T, **fixed_settings(), seed=seed[0] if seed else 0))
 
 
 def compute_grid(axes: dict[str, Iterable] | None = None, *, jobs: int = 1, progress: bool = True) -> dict:
     """Run ``explore`` at every grid point; return the grid as a JSON-ready dict.
 
-    Points are ordered delta-major, then d, then T: the index of
-    (delta[i], d[j], T[k]) is ``(i * len(d) + j) * len(T) + k``. jobs > 1 uses
+    Points are ordered delta-major, then d, then T, then seed (when the axes have one): the index of
+    (delta[i], d[j], T[k], seed[l]) is ``((i * len(d) + j) * len(T) + k) * len(seed) + l``. jobs > 1 uses
     that many worker processes (each point is independent and single-threaded).
     """
     from .._version import __version__
 
     config = {**grid_config(axes), "package_version": __version__}
-    points = list(itertools.product(*(config["axes"][name] for name in ("delta", "d", "T"))))
+    points = list(itertools.product(*config["axes"].values()))
     if jobs > 1:
         # spawn, not fork: a forked copy of a process that already ran torch can deadlock
         with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
@@ -257,19 +266,23 @@ def load_or_compute_grid(path: Path = GRID_PATH, *, jobs: int = 1, progress: boo
         return grid, f"{error}. Recomputed the {len(grid['points'])} points instead ({seconds:.0f} s)"
 
 
-def grid_point(grid: dict, delta: float, d: int, T: int) -> dict:
-    """The stored payload for (delta, d, T); ValueError when it is not a grid point."""
+def grid_point(grid: dict, delta: float, d: int, T: int, seed: int = 0) -> dict:
+    """The stored payload for (delta, d, T, seed); ValueError when it is not a grid point.
+
+    A grid without a seed axis holds seed 0 only."""
     axes = grid["config"]["axes"]
+    seeds = axes.get("seed", [0])
     try:
         i = next(k for k, x in enumerate(axes["delta"]) if abs(x - delta) < 1e-12)
-        j, k = axes["d"].index(d), axes["T"].index(T)
+        j, k, m = axes["d"].index(d), axes["T"].index(T), seeds.index(seed)
     except (StopIteration, ValueError):
-        raise ValueError(f"(delta={delta}, d={d}, T={T}) is not a grid point; the grid has {axes}") from None
-    return grid["points"][(i * len(axes["d"]) + j) * len(axes["T"]) + k]
+        raise ValueError(f"(delta={delta}, d={d}, T={T}, seed={seed}) is not a grid point; the grid has {axes}") from None
+    return grid["points"][((i * len(axes["d"]) + j) * len(axes["T"]) + k) * len(seeds) + m]
 
 
-SPOT_CHECK_POINTS: tuple[tuple[float, int, int], ...] = (
+SPOT_CHECK_POINTS: tuple[tuple, ...] = (
     (0.0, 512, 8),  # the live explorer's default: p converges to p_mm
+    (0.0, 512, 8, 1),  # the same setting on another seed: p ends one-sided
     (0.0, 256, 4),  # every sequence puts more than 0.99 of its attention on its relevant token
     (0.0, 64, 32),  # p loses half of the sequences
     (0.3, 256, 16),  # several relevant tokens per sequence, p selects fewer
@@ -331,23 +344,23 @@ def _short(value, limit: int = 160) -> str:
 
 def check_grid_points(
     grid: dict,
-    points: Iterable[tuple[float, int, int]] = SPOT_CHECK_POINTS,
+    points: Iterable[tuple] = SPOT_CHECK_POINTS,
     *,
     rtol: float = SPOT_CHECK_RTOL,
     atol: float = SPOT_CHECK_ATOL,
 ) -> list[str]:
     """Recompute ``points`` of ``grid`` with the present code and compare them with the stored payloads.
 
-    Returns one line per difference ("(delta, d, T) field: stored ..., recomputed ..."); empty when
+    points: (delta, d, T) or (delta, d, T, seed); seed 0 when it is left out.
+    Returns one line per difference ("(delta, d, T[, seed]) field: stored ..., recomputed ..."); empty when
     every recomputed number agrees with the stored one within the tolerances (see ``payload_differences``).
     """
     lines = []
-    for delta, d, T in points:
-        fresh = _compute_point((delta, d, T))
-        lines += [
-            f"(delta={delta:g}, d={d}, T={T}) {line}"
-            for line in payload_differences(grid_point(grid, delta, d, T), fresh, rtol=rtol, atol=atol)
-        ]
+    for point in points:
+        delta, d, T, *seed = point
+        fresh = _compute_point(tuple(point))
+        where = f"delta={delta:g}, d={d}, T={T}" + (f", seed={seed[0]}" if seed else "")
+        lines += [f"({where}) {line}" for line in payload_differences(grid_point(grid, *point), fresh, rtol=rtol, atol=atol)]
     return lines
 
 

@@ -1,10 +1,11 @@
-"""The static explorer: the three panels over the precomputed grid, as one plotly figure with three sliders.
+"""The static explorer: the three panels over the precomputed grid, as one plotly figure with a slider per axis.
 
 No kernel and no hand-written JavaScript: every grid point is a plotly *frame*, and each
-slider step animates to the frame that changes its own setting and keeps the two others.
-Each frame's layout carries the three sliders as they stand at that point, so the sliders
-compose although plotly's sliders are one-dimensional. The figure's ``layout.meta`` holds
-the point as ``"delta,d,T"`` (the browser test reads it).
+slider step animates to the frame that changes its own setting and keeps the others.
+Each frame's layout carries the sliders as they stand at that point, so the sliders
+compose although plotly's sliders are one-dimensional. A grid with a seed axis gets a
+fourth slider. The figure's ``layout.meta`` holds the point as ``"delta,d,T,seed"``
+(the browser test reads it).
 
 plotly.js comes from where the figure is shown: the rendered book serves its own copy
 (``BOOK_PLOTLYJS``), Colab loads it from plotly's CDN, and Jupyter draws the figure from
@@ -36,8 +37,20 @@ ELEMENT_ID = "ch5-explorer"
 BOOK_PLOTLYJS = "../_static/plotly.min.js"
 """plotly.js as the book serves it, relative to a chapter's page."""
 
-AXES = ("delta", "d", "T")
-SLIDER_PREFIX = {"delta": "delta (relevant rate) = ", "d": "d (embedding dim.) = ", "T": "T (sequence length) = "}
+SLIDER_PREFIX = {
+    "delta": "delta (relevant rate) = ",
+    "d": "d (embedding dim.) = ",
+    "T": "T (sequence length) = ",
+    "seed": "seed = ",
+}
+"""Each slider's label, by axis, in the order of the sliders."""
+SLIDER_GAP = 0.05
+"""Horizontal gap between two sliders (share of the width)."""
+LABEL_PAD = 3
+"""Characters of room a slider's stop needs beside its longest label."""
+MIN_CHARACTERS = 14
+"""A slider is as wide as the characters of its longest printed line, counted as at least this many (the seed's
+"seed = 2" would otherwise leave its three stops too close for a finger)."""
 PANEL_TITLES = ("1. one step on E", "2. training p", "3. final scores")
 """The panels' titles; panel 3 adds, per point, which relevant tokens end on top (``panels.score_pattern``)."""
 GREEN = "#2ca02c"
@@ -53,9 +66,14 @@ plotly's toolbar (top right, shown on hover); legend, sliders and up to six line
 the longest block (three lines of numbers, three of sentence) ending about 20 px above the figure's bottom edge."""
 
 
-def frame_name(delta: float, d: int, T: int) -> str:
-    """The frame (and ``layout.meta``) of a grid point: ``"delta,d,T"``."""
-    return f"{delta:g},{d},{T}"
+def frame_name(delta: float, d: int, T: int, seed: int = 0) -> str:
+    """The frame (and ``layout.meta``) of a grid point: ``"delta,d,T,seed"``."""
+    return f"{delta:g},{d},{T},{seed}"
+
+
+def point_state(point: dict) -> tuple:
+    """The grid point of a stored payload: (delta, d, T, seed)."""
+    return (point["delta"], point["d"], point["T"], point["seed"])
 
 
 def _by_class(point: dict, key: str, token_class: list[int], cls: int) -> list:
@@ -129,25 +147,40 @@ def _numbers(point: dict, step_factor: float) -> str:
     return "<br>".join(piece for line in (step, training) for piece in textwrap.wrap(line, LINE_CHARACTERS))
 
 
+def _slider_characters(name: str, labels: list[str]) -> int:
+    """How many characters wide the slider of ``name`` must be: the line it prints above itself (its prefix and a
+    value) must end before the next slider's begins, and each stop needs room for the longest label and
+    ``LABEL_PAD`` more (plotly drops every other label of a slider whose stops are closer); at least
+    ``MIN_CHARACTERS``."""
+    longest = max(len(label) for label in labels)
+    return max(len(SLIDER_PREFIX[name]) + longest, len(labels) * (longest + LABEL_PAD), MIN_CHARACTERS)
+
+
 def _sliders(grid: dict, state: tuple) -> list[dict]:
-    """The three sliders at ``state`` = (delta, d, T): each step goes to the frame that changes one setting."""
-    axes = grid["config"]["axes"]
+    """The sliders at ``state`` = (delta, d, T, seed), one per axis of the grid: each step goes to the frame that
+    changes one setting. Without a seed axis there are three, each a little wider."""
+    axes = {"seed": [0], **grid["config"]["axes"]}
+    names = [name for name in SLIDER_PREFIX if name in grid["config"]["axes"]]
+    wants = [_slider_characters(name, [f"{v:g}" for v in axes[name]]) for name in names]
+    lengths = [(1.0 - SLIDER_GAP * (len(names) - 1)) * n / sum(wants) for n in wants]
     animate = dict(mode="immediate", frame=dict(duration=0, redraw=True), transition=dict(duration=0))
     sliders = []
-    for k, name in enumerate(AXES):
+    for k, name in enumerate(names):
+        position = list(SLIDER_PREFIX).index(name)
         steps = []
         for value in axes[name]:
             target = list(state)
-            target[k] = value
+            target[position] = value
             steps.append(dict(label=f"{value:g}", method="animate", args=[[frame_name(*target)], animate]))
-        sliders.append(dict(active=axes[name].index(state[k]), steps=steps, x=0.36 * k, len=0.28, y=-0.36, yanchor="top",
+        sliders.append(dict(active=axes[name].index(state[position]), steps=steps,
+                            x=sum(lengths[:k]) + SLIDER_GAP * k, len=lengths[k], y=-0.4, yanchor="top",
                             pad=dict(t=0, b=0), currentvalue=dict(prefix=SLIDER_PREFIX[name], font=dict(size=13))))  # fmt: skip
     return sliders
 
 
 def _layout(grid: dict, point: dict) -> dict:
     """What changes with the point besides the traces: sliders, axis ranges, titles and sentences."""
-    state = (point["delta"], point["d"], point["T"])
+    state = point_state(point)
     notice = "<br>".join(textwrap.wrap(f"What to notice: {shown_notice(point['notice'])}.", LINE_CHARACTERS))
     titles = (*PANEL_TITLES[:2], scores_title(point["ep"], grid["token_class"], first_line=PANEL_TITLES[2], newline="<br>"))
     annotations = [
@@ -180,15 +213,15 @@ def _layout(grid: dict, point: dict) -> dict:
 def static_figure(grid: dict, *, start: tuple | None = None) -> go.Figure:
     """The static explorer as a plotly ``Figure`` with one frame per grid point.
 
-    start: (delta, d, T), a grid point; default the live explorer's defaults.
+    start: (delta, d, T) or (delta, d, T, seed), a grid point; default the live explorer's defaults.
     """
-    start = start or (DEFAULT_CONFIG.delta, DEFAULT_CONFIG.d, DEFAULT_CONFIG.T)
+    start = start or (DEFAULT_CONFIG.delta, DEFAULT_CONFIG.d, DEFAULT_CONFIG.T, DEFAULT_CONFIG.seed)
     first = grid_point(grid, *start)
     fig = make_subplots(rows=1, cols=3, horizontal_spacing=SPACING)
     fig.add_traces(_traces(first, grid["token_class"]))
     fig.update_layout(
         template="plotly_white", height=HEIGHT, margin=dict(l=60, r=20, t=PLOT_TOP, b=PLOT_BOTTOM), font=dict(size=12),
-        legend=dict(orientation="h", x=0.0, y=-0.17, yanchor="top", font=dict(size=11)), **_layout(grid, first)
+        legend=dict(orientation="h", x=0.0, y=-0.2, yanchor="top", font=dict(size=11)), **_layout(grid, first)
     )  # fmt: skip
     titles = (
         ("signed frequency \u03b1\u209b", "E\u209b \u00b7 v after one step"),
@@ -200,8 +233,12 @@ def static_figure(grid: dict, *, start: tuple | None = None) -> go.Figure:
         fig.update_yaxes(title_text=y_title, automargin=True, row=1, col=col)
     fig.update_xaxes(type="log", dtick=1, row=1, col=2)  # ticks at the powers of 10 only
     fig.update_yaxes(range=[-0.05, 1.05], row=1, col=2)
+    # at most six ticks on the y axes of panels 1 and 3: their labels stay short (0.1, not 0.05), so that the axis
+    # title beside them stays out of the panel to its left (checked over every frame of the grid at the book's width)
+    for col in (1, 3):
+        fig.update_yaxes(nticks=6, row=1, col=col)
     fig.frames = [
-        go.Frame(name=frame_name(p["delta"], p["d"], p["T"]), data=_traces(p, grid["token_class"]), layout=_layout(grid, p))
+        go.Frame(name=frame_name(*point_state(p)), data=_traces(p, grid["token_class"]), layout=_layout(grid, p))
         for p in grid["points"]
     ]
     return fig

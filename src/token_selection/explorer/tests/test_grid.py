@@ -87,6 +87,9 @@ def test_the_spot_check_points_are_grid_points_and_cover_the_sentences_the_grid_
     shown = {next(name for name, phrase in RULES if phrase in p["notice"]) for p in grid["points"]}
     assert set(rule.values()) == shown  # every kind of sentence the grid holds is recomputed at least once
     assert rule[(DEFAULT_CONFIG.delta, DEFAULT_CONFIG.d, DEFAULT_CONFIG.T)] == "converges"
+    # the seed slider's reason to be: at the reference setting one seed of the axis ends one-sided
+    at_reference = [grid_point(grid, 0.0, 512, 8, seed) for seed in grid["config"]["axes"]["seed"]]
+    assert {_rule(p["notice"]) for p in at_reference} == {"converges", "lost"}, [p["notice"] for p in at_reference]
 
 
 def test_payload_differences_tolerances_on_their_boundary():
@@ -116,9 +119,9 @@ def test_rounding_keeps_four_significant_digits_and_drops_non_finite():
 def test_the_fixed_settings_are_the_live_defaults_off_the_sliders():
     assert grid_module.fixed_settings() == {
         "n": DEFAULT_CONFIG.n, "step_factor": DEFAULT_CONFIG.step_factor, "p_steps": DEFAULT_CONFIG.p_steps,
-        "seed": DEFAULT_CONFIG.seed, "vocab_size": DEFAULT_CONFIG.vocab_size, "p_lr": DEFAULT_CONFIG.p_lr,
-        "zipf": DEFAULT_CONFIG.zipf,
+        "vocab_size": DEFAULT_CONFIG.vocab_size, "p_lr": DEFAULT_CONFIG.p_lr, "zipf": DEFAULT_CONFIG.zipf,
     }  # fmt: skip
+    assert DEFAULT_CONFIG.seed == 0  # what a grid without a seed axis holds
 
 
 def test_grid_config_stores_delta_as_floats_and_sizes_as_integers():
@@ -128,6 +131,9 @@ def test_grid_config_stores_delta_as_floats_and_sizes_as_integers():
     assert [type(v) for v in config["axes"]["delta"] + config["axes"]["d"]] == [float, float, int, int]
     assert list(config["axes"]) == ["delta", "d", "T"]
     assert grid_module.grid_config()["axes"] == {k: list(v) for k, v in grid_module.GRID_AXES.items()}
+    seeded = grid_module.grid_config({"seed": (2.0, np.int64(0)), **axes})["axes"]
+    assert list(seeded) == ["delta", "d", "T", "seed"] and seeded["seed"] == [2, 0]
+    assert [type(v) for v in seeded["seed"]] == [int, int]
 
 
 def test_config_sha256_is_of_the_canonical_json():
@@ -157,7 +163,7 @@ def test_a_point_payload_holds_what_the_panels_draw_rounded():
     )
     payload = grid_module.point_payload(result)
     assert payload == {
-        "delta": 0.25, "d": 64, "T": 6, "eta_star": 4.123, "eta": 10.99,
+        "delta": 0.25, "d": 64, "T": 6, "seed": 3, "eta_star": 4.123, "eta": 10.99,
         "alpha": [0.5, -0.25, 0.0, 0.125, 0.75, -0.125], "ev": [1.0, -0.5, 0.25, 0.5, 2.0, -0.25],
         "ep": [3.0, 2.0, -1.0, -1.5, 4.0, -0.5], "step": [0, 1, 10, 100], "cos": [0.0, 0.5, 0.9, 0.96],
         "att_mean": [0.3, 0.4, 0.8, 0.99], "att_min": [0.1, 0.2, 0.6, 0.95], "corr": 0.9877, "corr_pred": 0.9287,
@@ -181,7 +187,7 @@ def fake_points(monkeypatch):
 
     def compute_point(point):
         calls.append(point)
-        return {"delta": point[0], "d": point[1], "T": point[2]}
+        return {"delta": point[0], "d": point[1], "T": point[2], "seed": point[3] if len(point) > 3 else None}
 
     monkeypatch.setattr(grid_module, "_compute_point", compute_point)
     monkeypatch.setattr(grid_module, "ProcessPoolExecutor", _SerialPool)  # no worker processes in these tests
@@ -190,16 +196,26 @@ def fake_points(monkeypatch):
 
 
 def test_compute_grid_orders_the_points_delta_major_and_records_its_config(fake_points):
-    axes = {"delta": (0.0, 0.5), "d": (16, 32, 64), "T": (8, 4)}
+    axes = {"delta": (0.0, 0.5), "d": (16, 32, 64), "T": (8, 4), "seed": (3, 0)}
     grid = grid_module.compute_grid(axes, progress=False)
-    points = [(p["delta"], p["d"], p["T"]) for p in grid["points"]]
-    assert points == fake_points == [(delta, d, T) for delta in (0.0, 0.5) for d in (16, 32, 64) for T in (8, 4)]
-    assert grid["format"] == grid_module.GRID_FORMAT == 3
+    points = [(p["delta"], p["d"], p["T"], p["seed"]) for p in grid["points"]]
+    expected = [(delta, d, T, seed) for delta in (0.0, 0.5) for d in (16, 32, 64) for T in (8, 4) for seed in (3, 0)]
+    assert points == fake_points == expected
+    assert grid["format"] == grid_module.GRID_FORMAT == 4
     assert grid["config"] == grid_module.grid_config(axes) | {"package_version": __version__}
     assert grid["config_sha256"] == grid_module.config_sha256(grid_module.grid_config(axes))  # the version left out
     assert grid["token_class"] == make_synthetic(2, 2, 50, 0.0).token_class.tolist() and len(grid["token_class"]) == 50
-    for delta, d, T in points:  # every point where grid_point looks for it
-        assert grid_point(grid, delta, d, T) == {"delta": delta, "d": d, "T": T}
+    for delta, d, T, seed in points:  # every point where grid_point looks for it
+        assert grid_point(grid, delta, d, T, seed) == {"delta": delta, "d": d, "T": T, "seed": seed}
+    with pytest.raises(ValueError, match=r"seed=1\) is not a grid point"):
+        grid_point(grid, 0.0, 16, 8, 1)
+    # without a seed axis the points are (delta, d, T), each seed 0 by grid_point
+    fake_points.clear()
+    plain = grid_module.compute_grid({"delta": (0.0,), "d": (16, 32), "T": (8, 4)}, progress=False)
+    assert fake_points == [(0.0, 16, 8), (0.0, 16, 4), (0.0, 32, 8), (0.0, 32, 4)]
+    assert grid_point(plain, 0.0, 32, 8) == grid_point(plain, 0.0, 32, 8, 0) == plain["points"][2]
+    with pytest.raises(ValueError, match=r"seed=1\) is not a grid point"):
+        grid_point(plain, 0.0, 32, 8, 1)
 
 
 class _SerialPool:
@@ -248,7 +264,8 @@ def test_a_grid_point_is_computed_at_the_fixed_settings(monkeypatch):
     seen = []
     monkeypatch.setattr(grid_module, "explore", lambda *args, **kwargs: seen.append((args, kwargs)) or hand_made_result())
     assert grid_module._compute_point((0.3, 32, 16)) == grid_module.point_payload(hand_made_result())
-    assert seen == [((0.3, 32, 16), grid_module.fixed_settings())]
+    assert grid_module._compute_point((0.3, 32, 16, 2)) == grid_module.point_payload(hand_made_result())
+    assert seen == [((0.3, 32, 16), grid_module.fixed_settings() | {"seed": seed}) for seed in (0, 2)]
 
 
 def _no_recomputing(**kwargs):
@@ -340,7 +357,9 @@ def test_grid_point_matches_delta_to_within_1e_12():
     assert grid_point(grid, 0.1 + 0.9e-12, 16, 4) == "b" and grid_point(grid, 0.1 - 0.9e-12, 16, 4) == "b"
     with pytest.raises(ValueError) as error:
         grid_point(grid, 0.1 + 1.1e-12, 16, 4)
-    assert str(error.value) == f"(delta={0.1 + 1.1e-12}, d=16, T=4) is not a grid point; the grid has {grid['config']['axes']}"
+    assert str(error.value) == (
+        f"(delta={0.1 + 1.1e-12}, d=16, T=4, seed=0) is not a grid point; the grid has {grid['config']['axes']}"
+    )
 
 
 def test_long_values_are_cut_to_160_characters_in_a_difference():
@@ -426,6 +445,16 @@ def test_check_grid_points_recomputes_each_point_and_reports_them_all(monkeypatc
     assert asked == [(0.0, 16, 8), (0.1, 16, 4)]
     assert [line.split(" x: ")[0] for line in lines] == ["(delta=0, d=16, T=8)", "(delta=0.1, d=16, T=4)"]
     assert lines[0].startswith("(delta=0, d=16, T=8) x: stored 2, recomputed 10")
+    # a point with its seed: compared with that seed's payload, and named with it
+    seeded = {
+        "config": {"axes": {"delta": [0.0], "d": [16], "T": [4], "seed": [0, 5]}},
+        "points": [{"x": 1.0}, {"x": 10.0}],
+    }
+    asked.clear()
+    assert check_grid_points(seeded, [(0.0, 16, 4, 5)]) == []
+    assert asked == [(0.0, 16, 4, 5)]
+    (line,) = check_grid_points(seeded, [(0.0, 16, 4, 0)])
+    assert line.startswith("(delta=0, d=16, T=4, seed=0) x: stored 1, recomputed 10")
 
 
 def test_grid_point_refuses_a_delta_exactly_1e_12_off():

@@ -24,9 +24,11 @@ from token_selection.explorer.static import (
     StaticExplorer,
     _layout,
     _numbers,
+    _slider_characters,
     _span,
     _traces,
     frame_name,
+    point_state,
     static_explorer,
     static_figure,
     static_html,
@@ -36,7 +38,7 @@ from token_selection.theory.plots import CLASS_COLORS, CLASS_LABELS
 
 def check_frames(figure, grid: dict, names: list[str], start: str) -> None:
     """One frame per grid point, named after it, each with every trace; the first frame draws its point's values."""
-    assert [frame.name for frame in figure.frames] == [frame_name(p["delta"], p["d"], p["T"]) for p in grid["points"]] == names
+    assert [frame.name for frame in figure.frames] == [frame_name(*point_state(p)) for p in grid["points"]] == names
     assert all(len(frame.data) == len(figure.data) == 11 for frame in figure.frames)
     assert figure.layout.meta == start
     # the frame of a point draws that point's values after one step, one marker per token
@@ -46,10 +48,11 @@ def check_frames(figure, grid: dict, names: list[str], start: str) -> None:
 
 def test_one_frame_per_grid_point_with_every_trace(hand_figure, hand_grid):
     figure = hand_figure
-    check_frames(figure, hand_grid, ["0.1,64,4", "0.1,64,8"], "0.1,64,8")
-    # and the figure starts with the start's
+    check_frames(figure, hand_grid, ["0.1,64,4,0", "0.1,64,4,2", "0.1,64,8,0", "0.1,64,8,2"], "0.1,64,8,0")
+    # and the figure starts with the start's (T = 8, seed 0, the third point), not with the other seed's
     assert [t.name for t in figure.frames[0].data][3:5] == ["fit: slope 2.5", "predicted slope 3"]
-    assert [list(t.y) for t in figure.data] == [list(t.y) for t in figure.frames[1].data]
+    assert [list(t.y) for t in figure.data] == [list(t.y) for t in figure.frames[2].data]
+    assert [list(t.y) for t in figure.data] != [list(t.y) for t in figure.frames[3].data]
 
 
 def test_each_slider_step_changes_its_own_setting_only(hand_figure):
@@ -76,12 +79,12 @@ def test_panel_titles_sit_over_their_panels(hand_figure):
 
 
 def test_html_loads_plotly_from_the_book_or_from_colab(hand_grid, monkeypatch):
-    bundle = static_explorer(hand_grid, start=(0.1, 64, 4))._repr_mimebundle_()
+    bundle = static_explorer(hand_grid, start=(0.1, 64, 4, 2))._repr_mimebundle_()
     assert f'src="{BOOK_PLOTLYJS}"' in bundle["text/html"] and f'id="{ELEMENT_ID}"' in bundle["text/html"]
     assert "cdn.plot.ly" not in bundle["text/html"]
-    assert len(bundle["application/vnd.plotly.v1+json"]["frames"]) == 2
+    assert len(bundle["application/vnd.plotly.v1+json"]["frames"]) == 4
     assert bundle["application/vnd.plotly.v1+json"]["config"] == {"displaylogo": False}
-    assert bundle["application/vnd.plotly.v1+json"]["layout"]["meta"] == "0.1,64,4"  # the start asked for
+    assert bundle["application/vnd.plotly.v1+json"]["layout"]["meta"] == "0.1,64,4,2"  # the start asked for
 
     monkeypatch.setitem(sys.modules, "google.colab", types.ModuleType("google.colab"))
     colab = static_explorer(hand_grid, start=(0.1, 64, 4))._repr_mimebundle_()
@@ -89,15 +92,15 @@ def test_html_loads_plotly_from_the_book_or_from_colab(hand_grid, monkeypatch):
     assert len(colab["text/html"]) < len(bundle["text/html"]) + 1000  # plotly.js itself is not inlined
 
 
-# A grid written by hand (no explore run): two points on the T axis, six tokens of uneven classes.
+# A grid written by hand (no explore run): two points on the T axis times two seeds, six tokens of uneven classes.
 
 TOKEN_CLASS = [1, -1, 0, 0, 1, 0]
 
 
 def _point(T: int, **changes) -> dict:
-    """The payload of (delta=0.1, d=64, T): every number chosen so that what the panels show is known."""
+    """The payload of (delta=0.1, d=64, T, seed 0): every number chosen so that what the panels show is known."""
     point = {
-        "delta": 0.1, "d": 64, "T": T, "eta_star": 4.0, "eta": 10.0,
+        "delta": 0.1, "d": 64, "T": T, "seed": 0, "eta_star": 4.0, "eta": 10.0,
         "alpha": [0.5, -0.25, 0.0, 0.125, 0.75, -0.125],  # mean 1/6
         "ev": [1.0, -0.5, 0.25, 0.5, 2.0, -0.25],  # mean 0.5
         "ep": [3.0, 2.0, -1.0, -1.5, 4.0, -0.5],
@@ -111,10 +114,17 @@ def _point(T: int, **changes) -> dict:
 
 @pytest.fixture
 def hand_grid():
+    # seed 2 at T = 8 ends one-sided: other values after the step and after training
+    other_seed = dict(seed=2, ev=[0.9, -0.4, 0.2, 0.6, 1.8, -0.3], ep=[3.0, -2.0, -1.0, -1.5, 4.0, -0.5], lost=0.5)
     return {
-        "config": {"axes": {"delta": [0.1], "d": [64], "T": [4, 8]}, "settings": {"step_factor": 2.5}},
+        "config": {"axes": {"delta": [0.1], "d": [64], "T": [4, 8], "seed": [0, 2]}, "settings": {"step_factor": 2.5}},
         "token_class": TOKEN_CLASS,
-        "points": [_point(4, cos=None, cos_final=None, cos_own=None, msg="none"), _point(8)],
+        "points": [
+            _point(4, cos=None, cos_final=None, cos_own=None, msg="none"),
+            _point(4, seed=2),
+            _point(8),
+            _point(8, **other_seed),
+        ],
     }
 
 
@@ -210,7 +220,7 @@ def test_the_numbers_under_the_panels(changes, training):
 
 def test_the_layout_of_a_point_its_ranges_titles_and_sentence(hand_grid):
     layout = _layout(hand_grid, _point(8, notice="word " * 40))
-    assert layout["meta"] == "0.1,64,8"
+    assert layout["meta"] == "0.1,64,8,0"
     assert layout["xaxis"]["range"] == layout["xaxis3"]["range"] == pytest.approx([-0.31, 0.81])  # alpha: -0.25..0.75
     assert layout["yaxis"]["range"] == pytest.approx([-0.75 - 0.18, 2.25 + 0.18])  # E.v and the predicted line: -0.75..2.25
     assert layout["yaxis3"]["range"] == pytest.approx([-1.5 - 0.33, 4.0 + 0.33])
@@ -246,19 +256,25 @@ def test_a_point_without_p_mm_says_so_in_panel_two(hand_grid):
 
 def test_the_sliders_sit_side_by_side_below_the_legend_and_above_the_sentences(hand_figure):
     sliders = hand_figure.layout.sliders
-    assert [s.currentvalue.prefix for s in sliders] == [SLIDER_PREFIX[name] for name in ("delta", "d", "T")]
+    assert [s.currentvalue.prefix for s in sliders] == [SLIDER_PREFIX[name] for name in ("delta", "d", "T", "seed")]
     assert all(s.currentvalue.font.size == 13 for s in sliders)
-    assert [[step.label for step in s.steps] for s in sliders] == [["0.1"], ["64"], ["4", "8"]]
-    assert [s.active for s in sliders] == [0, 0, 1]
+    assert [[step.label for step in s.steps] for s in sliders] == [["0.1"], ["64"], ["4", "8"], ["0", "2"]]
+    assert [s.active for s in sliders] == [0, 0, 1, 0]
     for left, right in zip(sliders, sliders[1:], strict=False):
         assert left.x + left.len < right.x  # no overlap
     assert sliders[0].x == 0 and sliders[-1].x + sliders[-1].len <= 1
+    # widths in proportion to the characters each needs (prefix and value: 24 + 3, 21 + 2, 22 + 1; the seed's 7 + 1
+    # raised to the minimum of 14), over the width left by three gaps of 0.05
+    lengths = [0.85 * n / 87 for n in (27, 23, 23, 14)]
+    assert [s.len for s in sliders] == pytest.approx(lengths)
+    assert [s.x for s in sliders] == pytest.approx([0, lengths[0] + 0.05, sum(lengths[:2]) + 0.1, sum(lengths[:3]) + 0.15])
     # top to bottom: panels, legend, sliders, then the numbers and the sentence
     numbers = next(a for a in hand_figure.layout.annotations if a.text.startswith("one step"))
     assert 0 > hand_figure.layout.legend.y > sliders[0].y > numbers.y
     assert all((s.y, s.yanchor, s.pad.t, s.pad.b) == (sliders[0].y, "top", 0, 0) for s in sliders)
     step = sliders[2].steps[0]
-    assert step.method == "animate" and list(step.args[0]) == ["0.1,64,4"]
+    assert step.method == "animate" and list(step.args[0]) == ["0.1,64,4,0"]
+    assert list(sliders[3].steps[1].args[0]) == ["0.1,64,8,2"]  # the seed slider keeps T
     # a slider jumps to its frame at once: no animation, and the frame redraws
     assert step.args[1] == {"mode": "immediate", "frame": {"duration": 0, "redraw": True}, "transition": {"duration": 0}}
 
@@ -295,24 +311,30 @@ def test_the_figure_axes_titles_and_size(hand_figure):
     assert PLOT_BOTTOM - 0.7 * 320 >= 6 * 14 * 1.3 + 20, "the sentence under the sliders would be clipped"
     assert layout.template.layout.plot_bgcolor == "white"  # plotly_white
     assert (layout.legend.orientation, layout.legend.x, layout.legend.yanchor, layout.legend.font.size) == ("h", 0.0, "top", 11)
+    # the legend 0.2 of the plot height under it, the sliders 0.4: rotated tick labels and the x-axis titles fit above
+    assert (layout.legend.y, layout.sliders[0].y) == (-0.2, -0.4)
+    # at most six ticks on the y axes of panels 1 and 3 (short labels keep their titles out of the next panel)
+    assert (layout.yaxis.nticks, layout.yaxis2.nticks, layout.yaxis3.nticks) == (6, None, 6)
     # the starting point's traces, and the panel layout of that point
-    assert layout.meta == "0.1,64,8" and [t.name for t in hand_figure.data][3] == "fit: slope 2.5"
-    assert [f.name for f in hand_figure.frames] == ["0.1,64,4", "0.1,64,8"]
+    assert layout.meta == "0.1,64,8,0" and [t.name for t in hand_figure.data][3] == "fit: slope 2.5"
+    assert [f.name for f in hand_figure.frames] == ["0.1,64,4,0", "0.1,64,4,2", "0.1,64,8,0", "0.1,64,8,2"]
     assert (
-        hand_figure.frames[0].layout.meta == "0.1,64,4"
+        hand_figure.frames[0].layout.meta == "0.1,64,4,0"
         and hand_figure.frames[0].layout.annotations[-1].text == "no max-margin direction"
     )
     # every frame sets every annotation: a frame after one without p_mm hides its note
     assert {len(f.layout.annotations) for f in hand_figure.frames} == {5}
-    assert [f.layout.annotations[-1].visible for f in hand_figure.frames] == [True, False]
+    assert [f.layout.annotations[-1].visible for f in hand_figure.frames] == [True, False, False, False]
 
 
 def test_the_figure_starts_at_the_live_explorer_s_defaults():
-    start = (DEFAULT_CONFIG.delta, DEFAULT_CONFIG.d, DEFAULT_CONFIG.T)
-    axes = {"delta": [start[0]], "d": [start[1], 1024], "T": [4, start[2]]}
-    points = [_point(T) | {"delta": start[0], "d": d} for d in axes["d"] for T in axes["T"]]
+    start = (DEFAULT_CONFIG.delta, DEFAULT_CONFIG.d, DEFAULT_CONFIG.T, DEFAULT_CONFIG.seed)
+    axes = {"delta": [start[0]], "d": [start[1], 1024], "T": [4, start[2]], "seed": [1, start[3]]}
+    points = [
+        _point(T) | {"delta": start[0], "d": d, "seed": seed} for d in axes["d"] for T in axes["T"] for seed in axes["seed"]
+    ]
     grid = {"config": {"axes": axes, "settings": {"step_factor": 2.5}}, "token_class": TOKEN_CLASS, "points": points}
-    assert static_figure(grid).layout.meta == frame_name(*start) == "0,512,8"
+    assert static_figure(grid).layout.meta == frame_name(*start) == "0,512,8,0"
 
 
 def test_html_options(hand_figure):
@@ -351,7 +373,12 @@ def test_each_frame_carries_its_own_panel_three_title(hand_grid):
     hand_grid["points"][0]["ep"] = [3.0, -2.0, -1.0, -1.5, 4.0, -0.5]
     figure = static_figure(hand_grid, start=(0.1, 64, 8))
     titles = [frame.layout.annotations[2].text for frame in figure.frames]
-    assert titles == ["3. final scores<br>no negative token on top", "3. final scores<br>both classes on top"]
+    assert titles == [
+        "3. final scores<br>no negative token on top",
+        "3. final scores<br>both classes on top",
+        "3. final scores<br>both classes on top",
+        "3. final scores<br>no negative token on top",  # seed 2 at T = 8
+    ]
 
 
 def test_a_point_with_a_missing_score_gets_the_neutral_title(hand_grid):
@@ -383,3 +410,17 @@ def test_the_text_alternative_and_the_element_id_reach_the_page_in_both_modes(ha
 def test_the_steps_are_printed_without_an_exponent(eta, eta_star, shown):
     point = _point(8) | {"eta": eta, "eta_star": eta_star}
     assert f"({shown}):" in _numbers(point, 15.0).split("<br>")[0]
+
+
+@pytest.mark.parametrize(
+    ("name", "labels", "characters"),
+    [
+        ("d", ["16", "64", "256", "512", "1024"], 35),  # five stops of a 4-character label and 3 of room
+        ("delta", ["0", "0.1", "0.3", "0.5"], 27),  # the line "delta (relevant rate) = 0.1"
+        ("seed", ["0", "1", "2"], 14),  # three stops of 4 and "seed = 0" (8): the minimum
+        ("seed", [str(k) for k in range(4)], 16),  # one more stop, past the minimum
+        ("T", ["4", "8"], 23),
+    ],
+)
+def test_a_slider_is_as_wide_as_its_line_or_its_stops_ask(name, labels, characters):
+    assert _slider_characters(name, labels) == characters
