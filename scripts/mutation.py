@@ -140,6 +140,7 @@ MODULES: dict[str, list[str]] = {
     "report/shape_readings.py": _tests("report", "test_shape_readings", "test_measures"),
     # the studies
     "studies/intervals.py": _tests("studies", "test_studies", "test_intervals"),
+    "studies/miss_odds.py": _tests("studies", "test_miss_odds"),
     "studies/flow_discretisation.py": _tests("studies", "test_flow_discretisation", "test_study_records"),
     "studies/flow_solvers.py": _tests("studies", "test_flow_solvers", "test_flow_discretisation"),
     "studies/flow_seed_sweep.py": _tests("studies", "test_flow_seed_sweep", "test_fixed_tau", "test_long_sequences"),
