@@ -556,10 +556,11 @@ OPENINGS = (
         "The numerical limit",
         "Normalised GD on $p$ reaches $p_{\\mathrm{mm}}$ and stops where float64 can no longer compute the gradient "
         "(orange, ending at the dotted line); not stopped, the same run goes past that floor, follows rounding noise and its "
-        "direction drifts away (blue, left), while the gradient it computes keeps falling (right)",
+        "direction drifts away (blue, left), while the gradient it computes falls to the level of rounding noise and wanders "
+        "there (right)",
         "Two line plots against the step, log scale. Left, the cosine between p and the max-margin direction: the "
         "stopped run rises to about one and ends at a dotted line; the run left to go on follows it, then falls away. "
-        "Right, the norm of the computed gradient, falling on a log scale for both runs",
+        "Right, the norm of the computed gradient, falling on a log scale, then flat and noisy for the run left to go on",
     ),
     Opening(
         "04d_several_tokens",
