@@ -66,7 +66,7 @@ plotly's toolbar (top right, shown on hover); legend, sliders and up to six line
 the longest block (three lines of numbers, three of sentence) ending about 20 px above the figure's bottom edge."""
 
 
-def frame_name(delta: float, d: int, T: int, seed: int = 0) -> str:
+def frame_name(delta: float, d: int, T: int, seed: int) -> str:
     """The frame (and ``layout.meta``) of a grid point: ``"delta,d,T,seed"``."""
     return f"{delta:g},{d},{T},{seed}"
 
@@ -159,8 +159,8 @@ def _slider_characters(name: str, labels: list[str]) -> int:
 def _sliders(grid: dict, state: tuple) -> list[dict]:
     """The sliders at ``state`` = (delta, d, T, seed), one per axis of the grid: each step goes to the frame that
     changes one setting. Without a seed axis there are three, each a little wider."""
-    axes = {"seed": [0], **grid["config"]["axes"]}
-    names = [name for name in SLIDER_PREFIX if name in grid["config"]["axes"]]
+    axes = grid["config"]["axes"]
+    names = [name for name in SLIDER_PREFIX if name in axes]
     wants = [_slider_characters(name, [f"{v:g}" for v in axes[name]]) for name in names]
     lengths = [(1.0 - SLIDER_GAP * (len(names) - 1)) * n / sum(wants) for n in wants]
     animate = dict(mode="immediate", frame=dict(duration=0, redraw=True), transition=dict(duration=0))
