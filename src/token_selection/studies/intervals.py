@@ -33,12 +33,22 @@ def bootstrap_interval(
 ) -> tuple[float, float]:
     """Percentile bootstrap interval of ``statistic`` over resamples of the rows of ``samples`` (N, ...)."""
     samples = np.asarray(samples)
-    if samples.shape[0] < 2:
-        raise ValueError(f"need at least 2 samples to bootstrap, got {samples.shape[0]}")
+    draws = bootstrap_rows(samples.shape[0], n_boot=n_boot, seed=seed)
+    values = np.array([statistic(samples[rows]) for rows in draws])
+    return percentile_interval(values, confidence)
+
+
+def bootstrap_rows(n_samples: int, *, n_boot: int = 2000, seed: int = 0) -> np.ndarray:
+    """(n_boot, n_samples) row indices drawn with replacement from ``numpy.random.default_rng(seed)``: the resamples
+    of a percentile bootstrap (for a statistic computed on all resamples at once)."""
+    if n_samples < 2:
+        raise ValueError(f"need at least 2 samples to bootstrap, got {n_samples}")
     if n_boot < 100:
         raise ValueError(f"n_boot must be at least 100 for a percentile interval, got {n_boot}")
-    rng = np.random.default_rng(seed)
-    draws = rng.integers(0, samples.shape[0], size=(n_boot, samples.shape[0]))
-    values = np.array([statistic(samples[rows]) for rows in draws])
+    return np.random.default_rng(seed).integers(0, n_samples, size=(n_boot, n_samples))
+
+
+def percentile_interval(values: np.ndarray, confidence: float = 0.95) -> tuple[float, float]:
+    """The central ``confidence`` interval of bootstrap ``values`` (B,): their two tail quantiles."""
     tail = (1 - confidence) / 2
     return float(np.quantile(values, tail)), float(np.quantile(values, 1 - tail))

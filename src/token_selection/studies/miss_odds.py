@@ -19,6 +19,8 @@ from scipy.special import expit
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 
+from .intervals import bootstrap_rows, percentile_interval
+
 NEWTON_STEPS = 60
 """Newton steps of the batched fits: from zero the log-likelihood's maximum is reached in about 10 to 25 steps on the
 course's leans; the rest only confirm it (the fit is refused unless its gradient has vanished, ``GRADIENT_TOLERANCE``)."""
@@ -110,7 +112,7 @@ def _batched_fits(sizes: np.ndarray, missed: np.ndarray) -> np.ndarray:
 
 def half_lean_interval(sizes, missed, *, n_boot: int = 2000, seed: int = 0, confidence: float = 0.95) -> tuple[float, float]:
     """Percentile bootstrap interval of ``MissOdds.half_lean`` over resamples of the seeds (rows drawn with
-    replacement, as ``intervals.bootstrap_interval`` draws them, from ``numpy.random.default_rng(seed)``).
+    replacement by ``intervals.bootstrap_rows``, as ``intervals.bootstrap_interval`` draws them).
 
     sizes, missed: as ``fit_miss_odds``. A resample whose seeds the size separates (a few of thousands when the misses
     are few) has no finite fit: every threshold in the gap between its largest reach and its smallest miss sorts it,
@@ -118,11 +120,9 @@ def half_lean_interval(sizes, missed, *, n_boot: int = 2000, seed: int = 0, conf
     bias the interval). A resample with one outcome only has no half-way lean at all: ValueError.
     """
     sizes, missed = _checked(sizes, missed)
-    if n_boot < 100:
-        raise ValueError(f"n_boot must be at least 100 for a percentile interval, got {n_boot}")
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must lie in (0, 1), got {confidence}")
-    rows = np.random.default_rng(seed).integers(0, sizes.size, size=(n_boot, sizes.size))
+    rows = bootstrap_rows(sizes.size, n_boot=n_boot, seed=seed)
     drawn, outcome = sizes[rows], missed[rows]
     one_outcome = int((outcome.all(axis=1) | ~outcome.any(axis=1)).sum())
     if one_outcome:
@@ -137,5 +137,4 @@ def half_lean_interval(sizes, missed, *, n_boot: int = 2000, seed: int = 0, conf
     if (~separated).any():
         beta = _batched_fits(drawn[~separated], outcome[~separated].astype(np.float64))
         half[~separated] = -beta[:, 0] / beta[:, 1]
-    tail = (1 - confidence) / 2
-    return float(np.quantile(half, tail)), float(np.quantile(half, 1 - tail))
+    return percentile_interval(half, confidence)

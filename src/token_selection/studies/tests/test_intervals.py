@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from token_selection.studies.intervals import bootstrap_interval, wilson_interval
+from token_selection.studies.intervals import bootstrap_interval, bootstrap_rows, percentile_interval, wilson_interval
 
 
 def _wilson(successes: int, trials: int, confidence: float) -> tuple[float, float]:
@@ -106,3 +106,20 @@ def test_bootstrap_interval_tails_split_the_rest_of_the_confidence_evenly():
         low, high = bootstrap_interval(samples, np.mean, n_boot=300, confidence=confidence)
         tail = (1 - confidence) / 2
         assert (low, high) == (pytest.approx(np.quantile(means, tail)), pytest.approx(np.quantile(means, 1 - tail)))
+
+
+def test_bootstrap_rows_draw_every_resample_from_the_seeded_generator_on_their_boundaries():
+    rows = bootstrap_rows(3, n_boot=100, seed=7)  # the smallest accepted n_boot
+    assert rows.shape == (100, 3) and rows.min() >= 0 and rows.max() <= 2 and set(rows.ravel()) == {0, 1, 2}
+    assert np.array_equal(rows, np.random.default_rng(7).integers(0, 3, size=(100, 3)))
+    assert np.array_equal(bootstrap_rows(2, n_boot=2000), np.random.default_rng(0).integers(0, 2, size=(2000, 2)))
+    with pytest.raises(ValueError, match="at least 2 samples to bootstrap, got 1"):
+        bootstrap_rows(1)
+    with pytest.raises(ValueError, match="at least 100 for a percentile interval, got 99"):
+        bootstrap_rows(3, n_boot=99)
+
+
+def test_percentile_interval_takes_the_two_tail_quantiles():
+    values = np.arange(101.0)  # quantile q of 0..100 is 100 q
+    assert percentile_interval(values) == pytest.approx((2.5, 97.5))
+    assert percentile_interval(values, 0.5) == pytest.approx((25.0, 75.0))
