@@ -28,6 +28,24 @@ DEFAULT_TAUS = np.array([0.1, 0.15, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0,
 spaced on a log scale and round, so that a slider's labels print them exactly; ``tau = 1`` (the threshold) is one."""
 
 
+def taus_with(tau: float, taus: np.ndarray = DEFAULT_TAUS) -> np.ndarray:
+    """``taus``, (K,) increasing, with the stop nearest ``tau`` on a log scale replaced by ``tau``: (K,), increasing.
+
+    A slider keeps its number of stops and gains the step a page uses (chapter 3's 14.3, which takes the place of
+    15). ``tau`` must be positive and finite and lie within the range of ``taus``; a ``tau`` already among them
+    returns them unchanged.
+    """
+    taus = np.asarray(taus, dtype=np.float64)
+    if taus.ndim != 1 or taus.size < 2 or np.any(np.diff(taus) <= 0) or taus[0] <= 0:
+        raise ValueError(f"taus must be an increasing 1-D array of two or more positive step sizes, got {taus}")
+    if not (np.isfinite(tau) and taus[0] <= tau <= taus[-1]):
+        raise ValueError(f"tau must lie between the first and last stop, {taus[0]:g} and {taus[-1]:g}; got {tau}")
+    nearest = int(np.argmin(np.abs(np.log(taus) - np.log(tau))))
+    out = taus.copy()
+    out[nearest] = tau
+    return out
+
+
 @dataclass(frozen=True)
 class StepFrames:
     """The values after one step of each size, for one data set and one initialisation.

@@ -193,3 +193,13 @@ def test_a_frame_exactly_at_the_bar_counts_its_own_reach(frames, monkeypatch):
     monkeypatch.setattr(step_slider_module, "FIXED_AXIS_UP_TO", 0.5)
     ranges = [tuple(f.layout.yaxis.range) for f in step_slider_figure(frames).frames]
     assert ranges == [pytest.approx((-2.2, 2.2)), pytest.approx((-0.66, 0.66)), pytest.approx((-1.32, 1.32))]
+
+
+def test_a_step_with_three_significant_digits_keeps_them_on_its_stop(frames):
+    """The course's step, 14.3, is a stop of chapter 3's slider: its label must not round it to 14."""
+    import dataclasses
+
+    fig = step_slider_figure(dataclasses.replace(frames, taus=np.array([0.5, 14.3, 30.0])))
+    steps = fig.layout.sliders[0].steps
+    assert [step.label for step in steps] == ["0.5", "14.3", "30"]
+    assert [step.args[0][0] for step in steps] == ["0.5", "14.3", "30"]

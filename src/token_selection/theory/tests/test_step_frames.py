@@ -8,7 +8,7 @@ import torch
 
 import token_selection as ts
 from token_selection.theory.one_step import predicted_correlation
-from token_selection.theory.step_frames import DEFAULT_TAUS, correlation_fluctuation, step_frames
+from token_selection.theory.step_frames import DEFAULT_TAUS, correlation_fluctuation, step_frames, taus_with
 from token_selection.theory.synthetic import REFERENCE_CASE, ReferenceCase
 
 
@@ -110,3 +110,28 @@ def test_law_for_this_draw_is_exact_for_the_leading_order_step(frames):
     assert np.abs(frames.law_for_this_draw - frames.correlation).max() < 0.01
     assert frames.chance_correlation == pytest.approx(np.corrcoef(frames.initial, frames.alpha)[0, 1])
     assert 0.7 < frames.noise_spread < 1.3
+
+
+def test_taus_with_replaces_the_nearest_stop_on_a_log_scale():
+    taus = np.array([0.5, 1.0, 3.0, 10.0])
+    # 1.8 is nearer 3 than 1 on a log scale (ln 1.8 = 0.59 against ln 3 - ln 1.8 = 0.51), though nearer 1 in value
+    assert np.array_equal(taus_with(1.8, taus), [0.5, 1.0, 1.8, 10.0])
+    assert np.array_equal(taus_with(1.6, taus), [0.5, 1.6, 3.0, 10.0])
+    assert np.array_equal(taus_with(0.5, taus), taus)  # a stop already there, and the first stop itself
+    assert np.array_equal(taus_with(10.0, taus), taus)
+    course = taus_with(14.3)
+    assert course.size == DEFAULT_TAUS.size and 14.3 in course and 15.0 not in course
+    assert np.all(np.diff(course) > 0)
+    assert np.array_equal(taus, [0.5, 1.0, 3.0, 10.0])  # the input is not changed
+
+
+@pytest.mark.parametrize("tau", [0.49, 10.01, float("nan"), float("inf"), -1.0])
+def test_taus_with_names_a_step_outside_the_stops(tau):
+    with pytest.raises(ValueError, match="tau must lie between the first and last stop, 0.5 and 10"):
+        taus_with(tau, np.array([0.5, 1.0, 3.0, 10.0]))
+
+
+@pytest.mark.parametrize("taus", [[1.0], [1.0, 1.0], [2.0, 1.0], [0.0, 1.0], [[1.0, 2.0]]])
+def test_taus_with_names_stops_that_are_not_increasing_and_positive(taus):
+    with pytest.raises(ValueError, match="taus must be an increasing 1-D array"):
+        taus_with(1.0, np.array(taus))
