@@ -109,18 +109,12 @@ def plot_selection_geometry(
     legend.legend_handles[3].set_color(colormaps["Reds"](0.8))
     ax_path.plot(p_xy[:, 0], p_xy[:, 1], "o-", color="tab:red", ms=3)
     ax_path.axvline(0, color="k", lw=0.8)
-    reach = max(np.abs(p_xy).max(), 1e-12)  # equal scales: the v-component is seen at its true size
-    ax_path.set_xlim(-0.5 * reach, 0.5 * reach)
-    ax_path.set_ylim(-0.05 * reach, 1.05 * reach)
-    ax_path.set_aspect("equal")
-    ax_path.set_xlabel(r"$p\cdot\hat v$")
-    ax_path.set_ylabel(r"$p\cdot\hat p_{\mathrm{mm}}$")
-    ax_path.set_title(r"p during training: along $p_{\mathrm{mm}}$, orthogonal to $v$")
-    # the same path with the across axis stretched, so the small lean along v shows
-    zoom = ax_path.inset_axes([0.56, 0.08, 0.4, 0.5])
-    zoom.plot(p_xy[:, 0], p_xy[:, 1], "o-", color="tab:red", ms=2)
-    zoom.axvline(0, color="k", lw=0.8)
+    # the across axis stretched to the path's own range, so that the small lean along v shows; the tick labels
+    # say how small it is next to the growth along p_mm
     wide = max(np.abs(p_xy[:, 0]).max(), 1e-12)
-    zoom.set_xlim(-1.2 * wide, 1.2 * wide)
-    zoom.set_title(r"$p\cdot\hat v$ stretched", fontsize=8)
-    zoom.tick_params(labelsize=7)
+    tall = max(np.abs(p_xy[:, 1]).max(), 1e-12)
+    ax_path.set_xlim(-1.2 * wide, 1.2 * wide)
+    ax_path.set_ylim(-0.05 * tall, 1.05 * tall)
+    ax_path.set_xlabel(r"$p\cdot\hat v$ (stretched: see its scale)")
+    ax_path.set_ylabel(r"$p\cdot\hat p_{\mathrm{mm}}$")
+    ax_path.set_title(r"p during training: along $p_{\mathrm{mm}}$, nearly orthogonal to $v$")
