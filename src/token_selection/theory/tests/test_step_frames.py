@@ -135,3 +135,20 @@ def test_taus_with_names_a_step_outside_the_stops(tau):
 def test_taus_with_names_stops_that_are_not_increasing_and_positive(taus):
     with pytest.raises(ValueError, match="taus must be an increasing 1-D array"):
         taus_with(1.0, np.array(taus))
+
+
+def test_taus_with_reads_stops_of_any_numeric_type_as_float64():
+    # integer stops would truncate the new one (2.5 to 2), float32 ones round it: both are read as float64
+    assert np.array_equal(taus_with(2.5, np.array([1, 3, 10])), [1.0, 2.5, 10.0])
+    out = taus_with(14.3, DEFAULT_TAUS.astype(np.float32))
+    assert out.dtype == np.float64 and 14.3 in out
+    assert np.array_equal(taus_with(1.5, np.array([1.0, 3.0])), [1.5, 3.0])  # two stops are enough
+
+
+def test_float32_inputs_come_back_as_float64():
+    taus = np.array([0.5, 2.0], dtype=np.float32)
+    assert step_frames(taus=taus).taus.dtype == np.float64
+    spread = correlation_fluctuation(taus, 50)
+    assert spread.dtype == np.float64
+    one = correlation_fluctuation(2.0, 50)
+    assert type(one) is float and one == pytest.approx(float(correlation_fluctuation(np.array([2.0]), 50)[0]))
