@@ -93,7 +93,7 @@ def _layout(frames: StepFrames, k: int) -> dict:
 
 def _slider(frames: StepFrames, active: int) -> dict:
     animate = dict(mode="immediate", frame=dict(duration=0, redraw=True), transition=dict(duration=0))
-    steps = [dict(label=frame_name(tau), method="animate", args=[[frame_name(tau)], animate]) for tau in frames.taus.tolist()]
+    steps = [dict(label=name, method="animate", args=[[name], animate]) for name in map(frame_name, frames.taus.tolist())]
     return dict(active=active, steps=steps, x=0.1, len=0.9, y=-0.24, yanchor="top", pad=dict(t=0, b=0),
                 currentvalue=dict(prefix="step τ = η/η* = ", font=dict(size=13)))  # fmt: skip
 

@@ -14,6 +14,7 @@ from token_selection.studies.small_step import (
     RECORD,
     SMALL_STEP_PROTOCOL,
     TAUS,
+    hypothesis_1_breaks,
     keeps_hypothesis_1,
     misses_by_hypothesis,
     run_small_step,
@@ -55,6 +56,8 @@ def _gaps(seed: int, tau: float):
 def test_hypothesis_1_holds_exactly_when_every_other_position_scores_a_smaller_signed_value(seed, tau):
     gaps, relevant = _gaps(seed, tau)
     assert keeps_hypothesis_1(seed, 512, {"step_rule": "tau", "tau": tau}) == bool(gaps[~relevant].min() > 0)
+    worst = gaps.masked_fill(relevant, float("inf")).amin(1)  # each sequence's smallest gap to another position
+    assert hypothesis_1_breaks(seed, 512, {"step_rule": "tau", "tau": tau}) == int((worst <= 0).sum())
 
 
 def test_a_small_step_breaks_hypothesis_1_on_some_seed_that_a_larger_one_keeps():
@@ -116,6 +119,16 @@ def test_hypothesis_1_on_a_hand_made_case(monkeypatch, values, expected):
     case = _case(values, [[0, 2, 3], [1, 4, 3]], [1, -1], [[True, False, False], [True, False, False]])
     monkeypatch.setattr(module, "reference_case", lambda seed, d, settings: case)
     assert keeps_hypothesis_1(0, 512, {}) is expected
+
+
+def test_the_breaks_are_counted_per_sequence(monkeypatch):
+    import token_selection.studies.small_step as module
+
+    # the two sequences of the hand-made case: the first broken alone, then both (an irrelevant token above each)
+    for values, broken in (([1.0, -1.0, 1.5, 0.0, -0.5], 1), ([1.0, -1.0, 1.5, 0.0, -1.5], 2), ([1.0, -1.0, 0.5, 0.0, -0.5], 0)):
+        case = _case(values, [[0, 2, 3], [1, 4, 3]], [1, -1], [[True, False, False], [True, False, False]])
+        monkeypatch.setattr(module, "reference_case", lambda seed, d, settings, case=case: case)
+        assert hypothesis_1_breaks(0, 512, {}) == broken
 
 
 def test_the_misses_are_split_by_hypothesis_1_per_tau_and_dimension_in_order():
