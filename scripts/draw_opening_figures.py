@@ -266,37 +266,48 @@ def draw_10b(ns: dict):
     }
 
 
-# Chapter 4c: normalised GD stopped at the float64 floor, and the same run left to go on past it: its cosine with p_mm
-# (left) and the computed gradient's norm (right), in the colours and words of the chapter (the first curve drawn
-# blue, the second orange).
+# Chapter 4c: the four-token example, three runs of p in the plane of the two directions (the one that selects both
+# classes across, the one-sided one up): started on the one-sided direction beyond rho*, the run stays; started below
+# rho* or at 0, it turns to the direction that selects both classes. Colours and words of the chapter's figure.
 def draw_04c(ns: dict):
-    stopped, unstopped = ns["history_normalized"].as_arrays(), ns["history_unstopped"].as_arrays()
-    fig, (ax0, ax1) = plt.subplots(1, 2, figsize=SIZE)
-    moved_u, moved_s = unstopped["p_norm"] > 0, stopped["p_norm"] > 0  # p = 0 has no direction: no cosine there
-    runs = (
-        ("not stopped", unstopped, moved_u, "tab:blue", 1.2),
-        ("stopped at the float64 floor", stopped, moved_s, "tab:orange", 2.2),
-    )
-    for label, run, moved, colour, width in runs:
-        ax0.semilogx(run["step"][moved] + 1, run["cosine"][moved], color=colour, lw=width, label=label)
-        ax1.loglog(run["step"] + 1, run["grad_norm"], color=colour, lw=width, label=label)
-    low = min(float(unstopped["cosine"][moved_u].min()), float(stopped["cosine"][moved_s].min()))
-    ax0.set_ylim(low - 0.05, 1.03)
-    ax0.set_ylabel(r"$\cos(p, p_{\mathrm{mm}})$")
-    ax1.set_ylabel(r"computed $\|\nabla_p L\|$")
-    ax0.set_title("past the floor the direction drifts")
-    ax1.set_title("the computed gradient")
-    for ax in (ax0, ax1):
-        ax.axvline(stopped["step"][-1] + 1, color="gray", lw=1, ls=":")
-        ax.set_xlabel("normalised-GD step + 1")
+    p_loc, p_global, paths, rho_star = ns["p_loc"], ns["p_global"], ns["paths"], ns["rho_star"]
+    towards = p_loc - (p_loc @ p_global) * p_global
+    towards = towards / towards.norm()
+    reach = 1.1 * max(float(path[-1].norm()) for path in paths.values())
+    rays = {
+        "selects both classes": (p_global, "tab:green", ns["global_program"].margin),
+        "one-sided": (p_loc, "tab:purple", ns["local"].margin),
+    }
+    colours = {"2 rho*": "tab:purple", "rho*/2": "tab:green", "0": "black"}
+    starts = {"2 rho*": r"start $2\rho^*$", "rho*/2": r"start $\rho^*/2$", "0": "start $p = 0$"}
+    fig, axes = plt.subplots(1, 2, figsize=SIZE)
+    for ax, size in zip(axes, (reach, 2.5 * rho_star), strict=True):
+        for label, (direction, colour, margin) in rays.items():
+            end = reach * direction
+            ax.plot([0, float(end @ p_global)], [0, float(end @ towards)], lw=5, color=colour, alpha=0.25,
+                    label=f"{label} (margin {margin:.2f})")  # fmt: skip
+        for name, path in paths.items():
+            x, y = (path @ p_global).numpy(), (path @ towards).numpy()
+            ax.plot(x, y, color=colours[name], lw=1.3)
+            ax.plot(x[0], y[0], "o", color=colours[name], ms=4, label=starts[name])
+            ax.plot(x[-1], y[-1], "x", color=colours[name], ms=6, mew=1.5)
+        ax.set_aspect("equal")
+        ax.set_xlim(-0.05 * size, size)
+        ax.set_ylim(-0.05 * size, size)
+        ax.set_xlabel("along the direction that selects both", fontsize=7)
         _small(ax)
-    ax0.legend(fontsize=7, loc="lower center")
+    axes[0].set_ylabel("towards the one-sided one", fontsize=7)
+    axes[0].set_title("the whole runs")
+    axes[1].set_title(r"near the start, up to $2.5\rho^*$")
+    axes[1].legend(fontsize=6, loc="upper right")
     fig.tight_layout()
+    ends = {name: float(path[-1] @ p_loc / path[-1].norm()) for name, path in paths.items()}
     return fig, {
-        "stop_step": float(stopped["step"][-1]),
-        "stopped_cosine": float(stopped["cosine"][-1]),
-        "unstopped_final_cosine": float(unstopped["cosine"][-1]),
-        "unstopped_final_grad": float(unstopped["grad_norm"][-1]),
+        "rho_star": float(rho_star),
+        "margin_one_sided": float(ns["local"].margin),
+        "margin_both": float(ns["global_program"].margin),
+        "cos_one_sided_from_2rho": ends["2 rho*"],
+        "cos_one_sided_from_0": ends["0"],
     }
 
 
@@ -550,17 +561,18 @@ OPENINGS = (
     Opening(
         "04c_floor",
         "ch4c-fig-opening",
-        ("import token_selection.theory.training", "case = REFERENCE_CASE", "unstopped = case.model_after_one_step("),
+        ("import token_selection.theory.training", "U, eps = 4.0, 0.3"),
         draw_04c,
         (),
-        "The numerical limit",
-        "Normalised GD on $p$ reaches $p_{\\mathrm{mm}}$ and stops where float64 can no longer compute the gradient "
-        "(orange, ending at the dotted line); not stopped, the same run goes past that floor, follows rounding noise and its "
-        "direction drifts away (blue, left), while the gradient it computes falls to the level of rounding noise and wanders "
-        "there (right)",
-        "Two line plots against the step, log scale. Left, the cosine between p and the max-margin direction: the "
-        "stopped run rises to about one and ends at a dotted line; the run left to go on follows it, then falls away. "
-        "Right, the norm of the computed gradient, falling on a log scale, then flat and noisy for the run left to go on",
+        "Why a one-sided end stays: four tokens",
+        "Four tokens, three runs of $p$ in the plane of two directions: the one that selects both classes (green) and a "
+        "one-sided one (purple) with the larger margin. Started on the one-sided direction far enough out, the run stays "
+        "on it; started nearer, or at $p = 0$, it turns to the direction that selects both classes (crosses: where the "
+        "runs stop)",
+        "Two panels with two shaded rays from the origin, a green one along the horizontal axis and a purple one above "
+        "it. A purple path starts on the purple ray far out and stays on it; a green path starts on the purple ray near "
+        "the origin and a black path starts at the origin, and both bend down onto the green ray and end at the same "
+        "point. The right panel enlarges the region near the origin where the paths turn",
     ),
     Opening(
         "04d_several_tokens",

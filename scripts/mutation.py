@@ -145,6 +145,7 @@ MODULES: dict[str, list[str]] = {
     "studies/flow_solvers.py": _tests("studies", "test_flow_solvers", "test_flow_discretisation"),
     "studies/flow_seed_sweep.py": _tests("studies", "test_flow_seed_sweep", "test_fixed_tau", "test_long_sequences"),
     "studies/fixed_tau.py": _tests("studies", "test_fixed_tau", "test_long_sequences"),
+    "studies/fixed_tau_past_floor.py": _tests("studies", "test_fixed_tau_past_floor"),
     "studies/long_sequences.py": _tests("studies", "test_long_sequences"),
     "studies/small_step.py": _tests("studies", "test_small_step"),
     "studies/random_start.py": _tests("studies", "test_random_start"),

@@ -84,7 +84,7 @@ def test_a_records_cost_is_its_seeds_times_its_kinds_and_its_datasets_costs():
 
 def test_every_record_of_the_catalogue_has_a_cost_at_both_scales():
     costs = [run_records.entry_cost(entry) for entry in run_records.catalogue()]
-    assert len(costs) == 2 * 35 and all(c > 0 for c in costs)
+    assert len(costs) == 2 * 36 and all(c > 0 for c in costs)
 
 
 def test_the_dry_run_prints_the_estimate_of_what_it_would_run_and_of_everything(capsys):

@@ -9,6 +9,11 @@ from typing import Any
 from .asymmetric import ASYMMETRIC_PROTOCOL, asymmetric_settings, run_asymmetric
 from .capacity import CAPACITY_PROTOCOL, capacity_settings, run_capacity
 from .fixed_tau import FIXED_TAU_PROTOCOL, fixed_tau_settings, run_fixed_tau
+from .fixed_tau_past_floor import (
+    FIXED_TAU_PAST_FLOOR_PROTOCOL,
+    fixed_tau_past_floor_settings,
+    run_fixed_tau_past_floor,
+)
 from .flow_discretisation import FLOW_PROTOCOL, flow_settings, run_flow_discretisation
 from .flow_seed_sweep import FLOW_SWEEP_PROTOCOL, flow_sweep_settings, run_flow_seed_sweep
 from .global_local import GLOBAL_LOCAL_PROTOCOL, global_local_settings, run_global_local
@@ -41,6 +46,7 @@ STUDIES: dict[str, Study] = {
     "flow_fixed_tau": Study(fixed_tau_settings, run_fixed_tau, FIXED_TAU_PROTOCOL),
     "flow_long_sequences": Study(long_sequence_settings, run_long_sequences, LONG_SEQUENCES_PROTOCOL),
     "flow_small_step": Study(small_step_settings, run_small_step, SMALL_STEP_PROTOCOL),
+    "fixed_tau_past_floor": Study(fixed_tau_past_floor_settings, run_fixed_tau_past_floor, FIXED_TAU_PAST_FLOOR_PROTOCOL),
 }
 
 
