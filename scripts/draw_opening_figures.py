@@ -124,8 +124,10 @@ def draw_01(ns: dict):
     weights = {r: ns["attend"](r, X, mask)[0][0].numpy() for r in norms}
     fig, (left, right) = plt.subplots(1, 2, figsize=SIZE)
     width = 0.8 / len(norms)
+    shades = plt.cm.Greys(np.linspace(0.3, 0.9, len(norms)))  # light to dark as |p| grows: no class colour (red, blue)
     for k, r in enumerate(norms):
-        left.bar(np.arange(len(shown)) + (k - (len(norms) - 1) / 2) * width, weights[r], width, label=f"|p| = {r:g}")
+        left.bar(np.arange(len(shown)) + (k - (len(norms) - 1) / 2) * width, weights[r], width, color=shades[k],
+                 label=f"|p| = {r:g}")  # fmt: skip
     left.set_xticks(np.arange(len(shown)), shown, rotation=30, fontsize=7)
     left.set_ylabel("attention weight $q_i$")
     left.set_title("'the movie was great'")
