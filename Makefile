@@ -103,10 +103,13 @@ XDIST_NB  := $(if $(filter 0,$(TEST_JOBS)),,-n $(TEST_JOBS) --dist loadfile)
 # nbval first: it executes and checks every chapter once and caches each run, so `book` executes nothing again;
 # the checks that run on one core (`static-checks`) run beside it. Then two make jobs at once: the book and its PDF
 # (`site`), and every test that reads neither (`offsite-tests`); last, the tests of the built site and PDF.
+# Each pytest run goes under scripts/watchdog.sh: past its limit (several times its usual time) it is
+# stopped, prints where each process was, and runs once more.
+WATCHDOG := bash scripts/watchdog.sh
 test: $(STAMP) browser
 	$(MAKE) --no-print-directory -j2 --output-sync=target static-checks nbval
 	$(MAKE) --no-print-directory -j2 --output-sync=target site offsite-tests
-	$(PY) -m pytest book $(SITE_TESTS) $(XDIST) --durations=10
+	$(WATCHDOG) 900 $(PY) -m pytest book $(SITE_TESTS) $(XDIST) --durations=10
 
 SITE_TESTS := tests_publish/test_pdf.py
 site: book
@@ -114,10 +117,10 @@ site: book
 
 offsite-tests: $(STAMP)
 	$(PY) scripts/build_explorer_grid.py --check
-	$(PY) -m pytest src scripts tests_publish --ignore=$(SITE_TESTS) $(XDIST) --durations=10
+	$(WATCHDOG) 900 $(PY) -m pytest src scripts tests_publish --ignore=$(SITE_TESTS) $(XDIST) --durations=10
 
 nbval: $(STAMP)
-	$(PY) -m pytest notebooks --nbval-lax $(XDIST_NB) --durations=5
+	$(WATCHDOG) 1500 $(PY) -m pytest notebooks --nbval-lax $(XDIST_NB) --durations=5
 
 # Recompute the static explorer's precomputed grid (src/token_selection/explorer/grid.json, shipped with the package) when
 # it is missing, damaged or on other settings; when recomputed points differ from it, it says so and recomputes nothing.
