@@ -563,7 +563,7 @@ OPENINGS = (
     Opening(
         "04c_floor",
         "ch4c-fig-opening",
-        ("import token_selection.theory.training", "U, eps = 4.0, 0.3"),
+        ("from token_selection.theory.selection_frames import p_at_steps", "U, eps = 4.0, 0.3"),
         draw_04c,
         (),
         "Why a one-sided end stays: four tokens",
