@@ -139,7 +139,7 @@ def _numbers(point: dict, step_factor: float) -> str:
     else:
         training = f"training p: cos(p, p_mm) = {point['cos_final']:.3f}"
         if point["cos_own"] is not None and point["cos_own"] != point["cos_final"]:
-            training += f", and with the max-margin direction of the tokens p does select {point['cos_own']:.3f}"
+            training += f"; cos with the max-margin direction of the tokens p does select: {point['cos_own']:.3f}"
     # no-break spaces: "0.50 attended" and "(≥ 1%" each stay on one line; "attended" is chapter 5's word for a
     # relevant token holding at least SELECTED_MASS of its sequence's attention
     attended = f"{point['sel']:.2f}\u00a0attended (≥\u00a0{SELECTED_MASS:.0%} of the attention each)"

@@ -206,7 +206,7 @@ def test_the_eleven_traces_draw_each_class_the_lines_and_the_training(hand_grid)
         ({"cos_own": None}, "training p: cos(p, p_mm) = 0.960"),
         (
             {"cos_own": 0.9991},
-            "training p: cos(p, p_mm) = 0.960, and with the max-margin direction of the tokens p does select 0.999",
+            "training p: cos(p, p_mm) = 0.960; cos with the max-margin direction of the tokens p does select: 0.999",
         ),
         ({"cos_final": None, "cos_own": None}, "training p: no max-margin direction p_mm"),
     ],
