@@ -133,8 +133,8 @@ def test_the_stated_time_is_read_in_hours_and_minutes(line, minutes):
 # The two after them read the passes of 2026-12-01's night (4b + 4c + 4d: 3 h 45 + 3 h 30 + 1 h 50, 3 h 30 +
 # 3 h 30 + 1 h 50). Chapter 4c's second half (how the runs are computed: the float64 floor, unit steps against the
 # flow, the flow past the floor) and its first two exercises were later moved, with the same text, to appendix A2:
-# every time above covers the four pages, and is compared with their stated times together. The last two read the
-# site with the appendix (4b + 4c + 4d + A2: 3 h 30 + 1 h 40 + 1 h 45 + 1 h 15, 3 h + 1 h 40 + 1 h 30 + 1 h 20).
+# every time above covers the four pages, and is compared with their stated times together. The two after them read
+# the site with the appendix (4b + 4c + 4d + A2: 3 h 30 + 1 h 40 + 1 h 45 + 1 h 15, 3 h + 1 h 40 + 1 h 30 + 1 h 20).
 # The last two read the pass after it (3 h + 2 h 10 + 1 h 40 + 1 h 20, 3 h 15 + 1 h 35 + 1 h 50 + 1 h 20; one gave
 # chapter 4 as 4 h 50 to 5 h 10, counted as 5 h).
 # The guard compares each chapter with the mean of its RECENT_READS most recent reads: the older ones read earlier,
