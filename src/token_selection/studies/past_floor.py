@@ -235,6 +235,21 @@ def summarise(per_seed: list[dict[str, dict[str, Any]]], seeds: list[int]) -> di
     return out
 
 
+def counts_not_whole(metrics: dict[str, Any], names: tuple[str, ...] = ("kept", "fell")) -> list[tuple[str, str]]:
+    """(way, name) for each of a past_floor record's counts ``names`` that is not whole (passed < trials): "kept", an
+    end that changed its selected classes past the floor; "fell", a one-sided end whose missed class stopped sinking.
+    [] when every end stays as it was at the floor. An unknown name is refused."""
+    unknown = sorted(set(names) - {"kept", "fell"})
+    if unknown:
+        raise ValueError(f"unknown counts {unknown}; a past_floor record counts 'kept' and 'fell'")
+    return [
+        (way, name)
+        for way in metrics["ways"]
+        for name in names
+        if metrics[way]["counts"][name]["passed"] != metrics[way]["counts"][name]["trials"]
+    ]
+
+
 def run_past_floor(settings: dict[str, Any], track: Track = untracked, jobs: int | None = None) -> dict[str, Any]:
     """Every seed, in ``jobs`` processes (default: one per CPU core): metrics["ways"] and metrics[way], the columns
     of ``summarise``."""

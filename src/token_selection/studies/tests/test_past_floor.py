@@ -223,3 +223,23 @@ def test_trajectory_names_the_argument_that_does_not_fit():
         with pytest.raises(ValueError, match=rf"^{name} (must have|holds token ids)"):
             pf.trajectory(**(args | change), length=1, every=1)
     assert len(pf.trajectory(**args, length=1, every=1, way="euler_1")) == 2
+
+
+def _count(passed: int, trials: int) -> dict:
+    return {"passed": passed, "trials": trials, "ci95": list(wilson_interval(passed, trials))}
+
+
+def test_counts_not_whole_names_each_way_and_count_that_falls_short():
+    metrics = {
+        "ways": ["euler_1", "rk45"],
+        "euler_1": {"counts": {"kept": _count(10, 10), "fell": _count(2, 3)}},
+        "rk45": {"counts": {"kept": _count(9, 10), "fell": _count(4, 4)}},
+    }
+    assert pf.counts_not_whole(metrics) == [("euler_1", "fell"), ("rk45", "kept")]
+    assert pf.counts_not_whole(metrics, ("kept",)) == [("rk45", "kept")]
+    assert pf.counts_not_whole(metrics, ("fell",)) == [("euler_1", "fell")]
+    metrics["rk45"]["counts"]["kept"] = _count(10, 10)
+    metrics["euler_1"]["counts"]["fell"] = _count(3, 3)
+    assert pf.counts_not_whole(metrics) == []
+    with pytest.raises(ValueError, match="'rose'"):
+        pf.counts_not_whole(metrics, ("kept", "rose"))
