@@ -150,6 +150,7 @@ MODULES: dict[str, list[str]] = {
     "studies/small_step.py": _tests("studies", "test_small_step"),
     "studies/random_start.py": _tests("studies", "test_random_start"),
     "studies/past_floor.py": _tests("studies", "test_past_floor"),
+    "studies/unit_flow_race.py": _tests("studies", "test_unit_flow_race"),
     "studies/pool.py": _tests("studies", "test_pool"),
     "studies/registry.py": _tests("studies", "test_studies", "test_study_records"),
     "studies/synthetic_variants.py": _tests("studies", "test_synthetic_variants"),
