@@ -140,10 +140,11 @@ def _numbers(point: dict, step_factor: float) -> str:
         training = f"training p: cos(p, p_mm) = {point['cos_final']:.3f}"
         if point["cos_own"] is not None and point["cos_own"] != point["cos_final"]:
             training += f"; cos with the max-margin direction of the tokens p does select: {point['cos_own']:.3f}"
-    # no-break spaces: "0.50 attended" and "(≥ 1%" each stay on one line; "attended" is chapter 5's word for a
-    # relevant token holding at least SELECTED_MASS of its sequence's attention
-    attended = f"{point['sel']:.2f}\u00a0attended (≥\u00a0{SELECTED_MASS:.0%} of the attention each)"
-    training += f"; relevant tokens per sequence, on average: {point['rel']:.2f} present, {attended}"
+    if point["rel"] > 1:  # several relevant tokens in some sequence (delta > 0): how many does p attend?
+        # no-break spaces: "0.50 attended" and "(≥ 1%" each stay on one line; "attended" is chapter 5's word for a
+        # relevant token holding at least SELECTED_MASS of its sequence's attention
+        attended = f"{point['sel']:.2f}\u00a0attended (≥\u00a0{SELECTED_MASS:.0%} of the attention each)"
+        training += f"; relevant tokens per sequence, on average: {point['rel']:.2f} present, {attended}"
     return "<br>".join(piece for line in (step, training) for piece in textwrap.wrap(line, LINE_CHARACTERS))
 
 

@@ -221,6 +221,14 @@ def test_the_numbers_under_the_panels(changes, training):
     assert all(len(line) <= LINE_CHARACTERS for line in _numbers(_point(8, **changes), 2.5).split("<br>"))
 
 
+@pytest.mark.parametrize(("present", "shown"), [(1.0, False), (1.005, True), (0.5, False)])
+def test_the_attended_count_shows_only_where_a_sequence_holds_several_relevant_tokens(present, shown):
+    numbers = _numbers(_point(8, rel=present), 2.5)
+    assert ("attended" in numbers) is shown and ("present" in numbers) is shown
+    if shown:
+        assert "1.00\u00a0present" not in numbers and f"{present:.2f}" in numbers.replace("<br>", " ")
+
+
 def test_the_layout_of_a_point_its_ranges_titles_and_sentence(hand_grid):
     layout = _layout(hand_grid, _point(8, notice="word " * 40))
     assert layout["meta"] == "0.1,64,8,0"
