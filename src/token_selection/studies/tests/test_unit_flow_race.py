@@ -69,6 +69,7 @@ def test_the_flow_does_not_depend_on_the_tolerance_beyond_it(short_races):
         ({"seed": 0, "arc": 2.5}, "arc"),
         ({"seed": 0, "arc": 3, "marks": 1}, "marks"),
         ({"seed": 0, "arc": 3, "marks": False}, "marks"),
+        ({"seed": 0, "arc": 3, "marks": 2.5}, "marks"),
     ],
 )
 def test_bad_arguments_are_refused_by_name(kwargs, named):
