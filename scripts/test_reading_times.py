@@ -135,15 +135,16 @@ def test_the_stated_time_is_read_in_hours_and_minutes(line, minutes):
 # flow, the flow past the floor) and its first two exercises were later moved, with the same text, to appendix A2:
 # every time above covers the four pages, and is compared with their stated times together. The two after them read
 # the site with the appendix (4b + 4c + 4d + A2: 3 h 30 + 1 h 40 + 1 h 45 + 1 h 15, 3 h + 1 h 40 + 1 h 30 + 1 h 20).
-# The last two read the pass after it (3 h + 2 h 10 + 1 h 40 + 1 h 20, 3 h 15 + 1 h 35 + 1 h 50 + 1 h 20; one gave
-# chapter 4 as 4 h 50 to 5 h 10, counted as 5 h).
-# The last two read the site with chapter 4b's unit steps against the flow under its count table and the exercises'
-# older prices (3 h 30 + 2 h + 1 h 50 + 1 h 30, 3 h 35 + 2 h 05 + 1 h 50 + 1 h 25; both gave chapter 4 as 5 h 40).
-# The last two read the site with the exercises priced after those two reads (4 h 05 + 2 h 25 + 2 h 05 + 1 h 35,
-# 3 h 50 + 2 h 20 + 2 h 05 + 1 h 30). Their times rose with the stated ones on pages that did not change (chapter 3:
-# 4 h 05 and 4 h 10 against 3 h 55 stated, then 4 h 50 and 4 h 45 against 4 h 10), which is why the guard averages
-# many reads rather than following the last. The last two read the site after those two reads' mends (4 h +
-# 3 h 10 + 2 h 15 + 1 h 30, 4 h 10 + 2 h 25 + 2 h + 1 h 30; one gave chapter 1 as 2 h 45 to 3 h, counted as 2 h 55).
+# The two after them read the pass after it (3 h + 2 h 10 + 1 h 40 + 1 h 20, 3 h 15 + 1 h 35 + 1 h 50 + 1 h 20; one
+# gave chapter 4 as 4 h 50 to 5 h 10, counted as 5 h).
+# The two after them read the site with chapter 4b's unit steps against the flow under its count table and the
+# exercises' older prices (3 h 30 + 2 h + 1 h 50 + 1 h 30, 3 h 35 + 2 h 05 + 1 h 50 + 1 h 25; both gave chapter 4 as
+# 5 h 40). The two after them read the site with the exercises priced after those two reads (4 h 05 + 2 h 25 +
+# 2 h 05 + 1 h 35, 3 h 50 + 2 h 20 + 2 h 05 + 1 h 30). Their times rose with the stated ones on pages that did not
+# change (chapter 3: 4 h 05 and 4 h 10 against 3 h 55 stated, then 4 h 50 and 4 h 45 against 4 h 10), which is why
+# the guard averages many reads rather than following the last. The last two read the site after those two reads'
+# mends (4 h + 3 h 10 + 2 h 15 + 1 h 30, 4 h 10 + 2 h 25 + 2 h + 1 h 30; one gave chapter 1 as 2 h 45 to 3 h,
+# counted as 2 h 55).
 # The guard compares each chapter with the mean of its RECENT_READS most recent reads: the older ones read earlier,
 # and for chapter 4b much shorter, versions of the chapters (the whole list stays, as the record of every read).
 READERS_MINUTES = {
