@@ -16,6 +16,7 @@ import torch
 
 from ..theory.selection_frames import Frame, class_race, p_at_steps
 from ..theory.synthetic import ReferenceCase
+from ..validation import check_positive_int
 from .past_floor import continue_flow
 
 WAYS = ("unit steps", "the flow")
@@ -46,19 +47,16 @@ def races_both_ways(
     Returns ``{way: race}`` with each race as ``class_race`` gives it: (F,) arrays ``step`` (units of arc), ``lean``,
     ``worst +1`` and ``worst -1``. A unit-step run that reaches the float64 floor before ``arc`` ends there.
     """
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise ValueError(f"seed must be a whole number >= 0, got {seed!r}")
-    if isinstance(arc, bool) or not isinstance(arc, int | np.integer) or arc < 1:
-        raise ValueError(f"arc must be a whole number of units >= 1, got {arc!r}")
-    if isinstance(marks, bool) or not isinstance(marks, int | np.integer) or marks < 2:
-        raise ValueError(f"marks must be a whole number >= 2, got {marks!r}")
-    data, model = ReferenceCase(seed=int(seed)).build()
+    seed = check_positive_int(seed, "seed", minimum=0)
+    arc = check_positive_int(arc, "arc")
+    marks = check_positive_int(marks, "marks", minimum=2)
+    data, model = ReferenceCase(seed=seed).build()
     E, v = model.E.detach().double(), model.v.detach().double()
-    steps = [0, *np.unique(np.geomspace(1, int(arc), marks).astype(int)).tolist()]
+    steps = [0, *np.unique(np.geomspace(1, arc, marks).astype(int)).tolist()]
     unit_frames = p_at_steps(model, data.X, data.y, steps)
     X = data.X.numpy()
     points, _ = continue_flow(
-        E.numpy(), (E @ v).numpy()[X], X, data.y.numpy(), np.zeros(E.shape[1]), float(arc), rtol, atol, int(arc) + 1
+        E.numpy(), (E @ v).numpy()[X], X, data.y.numpy(), np.zeros(E.shape[1]), float(arc), rtol, atol, arc + 1
     )
     flow_frames = [Frame(step, torch.from_numpy(p)) for step, p in enumerate(points)]
     return {
