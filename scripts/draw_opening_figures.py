@@ -195,30 +195,28 @@ def draw_03(ns: dict):
     return fig, {"correlation": corr, "slope": float(slope), "noise_std": float((E0 @ v).std())}
 
 
-# Chapter 4: after training p, values are monotone and scores take two levels.
+# Chapter 4: the scores against the importance after the first step of training p and at the end: a lean, then two
+# levels (the values, chapter 3's line, are not drawn again).
 def draw_04(ns: dict):
-    alpha, data, E, v = ns["alpha"], ns["data"], ns["E"], ns["v"]
-    p = ns["normalized"].p.detach()
-    scores, values = (E @ (p / p.norm())).numpy(), (E @ v).numpy()
+    alpha, data = ns["alpha"], ns["data"]
+    steps = (ns["first"].step, int(ns["history_normalized"].as_arrays()["step"][-1]))
     plot = _plot_against_importance()
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=SIZE)
-    plot(ax1, alpha, values, data.token_class, fit=True)
-    ax1.set_ylabel(r"value $E_s\cdot v$")
-    ax1.set_title("values: monotone")
-    plot(ax2, alpha, scores, data.token_class)
-    ax2.set_ylabel(r"score $E_s\cdot p/\|p\|$")
-    ax2.set_title("scores after training p: two levels")
-    for ax in (ax1, ax2):
+    fig, axes = plt.subplots(1, 2, figsize=SIZE, sharey=True)
+    relevant = (data.token_class != 0).numpy()
+    numbers = {}
+    panels = zip(axes, (ns["first_scores"], ns["scores"]), steps, ("first", "last"), ("a lean", "two levels"), strict=True)
+    for ax, scores, step, name, what in panels:
+        plot(ax, alpha, scores, data.token_class)
+        ax.set_title(f"after {step:,} step{'s' if step > 1 else ''} of training p: {what}")
         ax.set_xlabel(r"signed frequency $\alpha_s$")
         _small(ax)
-    ax1.legend(fontsize=6.5, markerscale=0.6, loc="lower right")  # the values rise: the lower right is empty
+        numbers[f"{name}_corr_with_alpha"] = float(np.corrcoef(scores, alpha.numpy())[0, 1])
+        numbers[f"{name}_relevant_min"] = float(scores[relevant].min())
+        numbers[f"{name}_irrelevant_max"] = float(scores[~relevant].max())
+    axes[0].set_ylabel(r"score $E_s\cdot p/\|p\|$")
+    axes[1].legend(fontsize=6.5, markerscale=0.6, loc="lower left")  # below the high level: empty
     fig.tight_layout()
-    relevant = (data.token_class != 0).numpy()
-    return fig, {
-        "relevant_score_min": float(scores[relevant].min()),
-        "irrelevant_score_max": float(scores[~relevant].max()),
-        "cosine_to_p_mm": float(ns["history_normalized"].as_arrays()["cosine"][-1]),
-    }
+    return fig, numbers
 
 
 # Chapter 4b: every token at the end of two of the page's runs, in chapter 4's plane (value across, score up): seed 0,
@@ -528,14 +526,22 @@ OPENINGS = (
     Opening(
         "04_max_margin",
         "ch4-fig-opening",
-        ("from scipy.optimize import nnls", "solution = ts.solve_max_margin(", "history_normalized = ts.train_cls("),
+        (
+            "from scipy.optimize import nnls",
+            "solution = ts.solve_max_margin(",
+            "history_normalized = ts.train_cls(",
+            "p_hat = normalized.p.detach()",
+        ),
         draw_04,
         (_plot_against_importance,),
         "Scores and values against the importance",
-        "After $p$ is trained with $E$ and $v$ frozen, the values still rise with $\\alpha_s$ (left), but the "
-        "scores $E_s\\cdot p/\\|p\\|$ put every relevant token, positive or negative, on one high level and the "
-        "irrelevant ones on a low one (right)",
-        "Two scatter plots against the signed frequency: the values rise along a line, the scores take two levels",
+        "Each token's score $E_s\\cdot p/\\|p\\|$ against its signed frequency $\\alpha_s$, while $E$ and $v$ stay "
+        "frozen. After the first step of training $p$ (left) the scores lean: the negative tokens (blue) score "
+        "highest, and some positive ones (red) below some irrelevant ones (grey). At the end (right) every relevant "
+        "token, positive or negative, sits on one high level and the irrelevant ones on a low one",
+        "Two scatter plots of the tokens' scores against their signed frequency: on the left the blue tokens score "
+        "highest and the red ones mix with the grey; on the right the red and blue tokens sit on one high level and the "
+        "grey ones on a low level",
     ),
     Opening(
         "04b_numerics",

@@ -7,7 +7,8 @@ checker returns None, so a notebook shows no bare True or False under it (nbval 
 Jupyter Book alike); any other difference raises ``AssertionError`` saying which case and
 by how much. The chapters' references and cases live in the package
 (``theory.exercise_cases``, ``studies.exercise_cases``), so a checker cell is one line:
-``check_exercise(my_masked_softmax, *exercise("ch1-ex-masked-softmax"))``.
+``check(my_masked_softmax, "ch1-ex-masked-softmax")`` in chapters 1-4 (``theory.exercise_cases.check``), or
+``check_exercise(my_wilson, *exercise("wilson_interval"))`` with the studies' registry.
 """
 
 from __future__ import annotations

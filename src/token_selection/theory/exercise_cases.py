@@ -1,9 +1,8 @@
 """Reference functions and cases for the coding exercises of chapters 1-4 and appendix A1.
 
 ``EXERCISES[label]`` is ``(reference, cases)``, keyed by the exercise's label in its
-chapter: a checker cell is one line,
-``check_exercise(my_masked_softmax, *exercise("ch1-ex-masked-softmax"))``, and the cases the
-learner's function is compared on are seeded here, not built on the page.
+chapter: a checker cell is one line, ``check(my_masked_softmax, "ch1-ex-masked-softmax")``,
+and the cases the learner's function is compared on are seeded here, not built on the page.
 """
 
 from __future__ import annotations
@@ -13,7 +12,7 @@ from typing import Any
 
 import torch
 
-from ..exercises import Cases, Registry, lookup_exercise
+from ..exercises import Cases, Registry, check_exercise, lookup_exercise
 from .importance import posterior_gap, signed_frequency
 from .max_margin import selection_pairs
 from .model import CLSAttention, logistic_loss, masked_softmax
@@ -168,3 +167,13 @@ EXERCISES: Registry = {
 def exercise(label: str) -> tuple[Callable[..., Any], Cases]:
     """``(reference, cases)`` of the exercise ``label`` (a key of ``EXERCISES``)."""
     return lookup_exercise(EXERCISES, label)
+
+
+def check(candidate: Callable[..., Any], label: str) -> None:
+    """Compare a learner's ``candidate`` with the reference of the exercise ``label`` on its cases.
+
+    Prints one line: the cases it is correct on, or that the stub is not filled in yet. Raises
+    AssertionError naming the first case that differs, ValueError naming the known labels for
+    an unknown one. Returns None, so a checker cell shows nothing but that line.
+    """
+    check_exercise(candidate, *exercise(label))

@@ -4,6 +4,7 @@ that do not divide the data)."""
 
 from __future__ import annotations
 
+import pytest
 import torch
 
 from token_selection.theory import exercise_cases as ec
@@ -85,3 +86,29 @@ def test_gradient_and_batch_cases_are_uneven():
     assert [args[4] for args, _ in batch] == [3, 25, 1]
     assert _shapes(batch, 0) == [(9, 4), (30, 16), (30, 16)] and _shapes(batch, 3) == [(7, 5), (25, 8), (25, 8)]
     assert [int(args[3].min()) for args, _ in batch] == [0, 0, 0]
+
+
+def test_check_prints_one_line_and_returns_nothing(capsys):
+    assert ec.check(ec.masked_softmax, "ch1-ex-masked-softmax") is None
+    assert capsys.readouterr().out == "masked_softmax: correct on both cases\n"
+
+
+def test_check_says_a_stub_is_not_filled_in(capsys):
+    def my_masked_softmax(scores, mask):
+        raise NotImplementedError
+
+    assert ec.check(my_masked_softmax, "ch1-ex-masked-softmax") is None
+    assert "fill in my_masked_softmax" in capsys.readouterr().out
+
+
+def test_check_names_the_first_case_that_differs():
+    def off_by_a_little(scores, mask):
+        return ec.masked_softmax(scores, mask) + 1e-3
+
+    with pytest.raises(AssertionError, match=r"off_by_a_little, case 1: .* up to 0\.001"):
+        ec.check(off_by_a_little, "ch1-ex-masked-softmax")
+
+
+def test_check_names_the_known_labels_for_an_unknown_one():
+    with pytest.raises(ValueError, match=r"unknown exercise 'ch1-ex-softmax'.*'ch1-ex-masked-softmax'"):
+        ec.check(ec.masked_softmax, "ch1-ex-softmax")
