@@ -25,7 +25,8 @@ def typeset_minus(text: str) -> str:
     return _HYPHEN_MINUS.sub(MINUS, text)
 
 
-def _kept(node: nodes.Node) -> bool:
+def kept(node: nodes.Node) -> bool:
+    """Whether ``node`` sits in code, a literal block, a raw output or mathematics, which keep their characters."""
     parent = node.parent
     while parent is not None:
         if isinstance(parent, _KEEP):
@@ -36,7 +37,7 @@ def _kept(node: nodes.Node) -> bool:
 
 def set_minus_signs(app: Sphinx | None, doctree: nodes.document, docname: str) -> None:
     for text in list(doctree.findall(nodes.Text)):
-        if _kept(text):
+        if kept(text):
             continue
         new = typeset_minus(str(text))
         if new != str(text):
