@@ -172,8 +172,9 @@ CLAIMS: tuple[Claim, ...] = (
     ),
     Claim(
         key="global",
-        statement="From a random initialisation and one step, p converges to a max-margin direction that selects "
-        "every relevant token; no other direction is possible (Theorem 4.3)",
+        statement="With the embeddings drawn at random and given one step, gradient flow on p can converge in direction "
+        "only to a limit that selects every relevant token, a max-margin direction (the global claim, the paper's "
+        "Theorem 4.3)",
         tag="discussion",
         source="authors' rebuttal to reviewer q6jg (W3)",
         records=(FLOW_RECORD,),
