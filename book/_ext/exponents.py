@@ -4,7 +4,7 @@ A glued number formatted with ``:.1e`` reaches the page as ``6.0e-14``, the way 
 mathematics beside it writes powers of ten. After every glue value is in place, this sets a number in E notation that
 stands alone in running text (``6.0e-14``, ``1e-08``, ``-2.5e+03``) as ``6.0 × 10⁻¹⁴``, ``10⁻⁸``, ``-2.5 × 10³``: a
 mantissa of exactly 1 is left out, an exponent's plus sign and leading zeros go. Code, literal blocks, raw outputs and
-mathematics keep their characters, as for the minus signs (``minus_signs``).
+mathematics keep their characters, as for the minus signs (``minus_signs.retypeset``).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from docutils import nodes
-from minus_signs import kept
+from minus_signs import retypeset
 from sphinx.application import Sphinx
 
 _SUPERSCRIPTS = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
@@ -34,12 +34,7 @@ def typeset_powers(text: str) -> str:
 
 
 def set_powers_of_ten(app: Sphinx | None, doctree: nodes.document, docname: str) -> None:
-    for text in list(doctree.findall(nodes.Text)):
-        if kept(text):
-            continue
-        new = typeset_powers(str(text))
-        if new != str(text):
-            text.parent.replace(text, nodes.Text(new))
+    retypeset(doctree, typeset_powers)
 
 
 def setup(app: Sphinx) -> dict[str, Any]:

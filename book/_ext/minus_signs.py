@@ -9,6 +9,7 @@ blocks, raw outputs and mathematics keep their characters.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from docutils import nodes
@@ -35,13 +36,18 @@ def kept(node: nodes.Node) -> bool:
     return False
 
 
-def set_minus_signs(app: Sphinx | None, doctree: nodes.document, docname: str) -> None:
+def retypeset(doctree: nodes.document, typeset: Callable[[str], str]) -> None:
+    """Replace each text node of running text in ``doctree`` (not ``kept``) by ``typeset`` of its text."""
     for text in list(doctree.findall(nodes.Text)):
         if kept(text):
             continue
-        new = typeset_minus(str(text))
+        new = typeset(str(text))
         if new != str(text):
             text.parent.replace(text, nodes.Text(new))
+
+
+def set_minus_signs(app: Sphinx | None, doctree: nodes.document, docname: str) -> None:
+    retypeset(doctree, typeset_minus)
 
 
 def setup(app: Sphinx) -> dict[str, Any]:

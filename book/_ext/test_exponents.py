@@ -1,12 +1,10 @@
-"""Powers of ten: a number in E notation becomes a power of ten in running text, nowhere else."""
+"""Powers of ten: a number in E notation becomes a power of ten in running text (code and mathematics keep
+theirs: test_minus_signs runs both transforms on one page)."""
 
 from __future__ import annotations
 
 import pytest
-from docutils import nodes
-from docutils.utils import new_document
-from exponents import set_powers_of_ten, typeset_powers
-from minus_signs import MINUS, set_minus_signs
+from exponents import typeset_powers
 
 
 @pytest.mark.parametrize(
@@ -32,19 +30,3 @@ def test_a_number_in_e_notation_is_a_power_of_ten(text, expected):
 )
 def test_e_inside_a_word_or_without_an_exponent_stays(text):
     assert typeset_powers(text) == text
-
-
-def test_code_and_mathematics_keep_their_notation_and_a_minus_before_the_mantissa_stays():
-    document = new_document("page")
-    paragraph = nodes.paragraph()
-    paragraph += nodes.Text("a lean of -2.0e-3 and ")
-    paragraph += nodes.literal(text="rtol=1e-8")
-    paragraph += nodes.math(text="10^{-8}")
-    document += paragraph
-    document += nodes.literal_block(text="print(1e-8)")
-    set_minus_signs(None, document, "page")
-    set_powers_of_ten(None, document, "page")
-    assert paragraph[0].astext() == f"a lean of {MINUS}2.0 × 10⁻³ and "
-    assert paragraph[1].astext() == "rtol=1e-8"
-    assert paragraph[2].astext() == "10^{-8}"
-    assert document[1].astext() == "print(1e-8)"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from docutils import nodes
 from docutils.utils import new_document
+from exponents import set_powers_of_ten
 from minus_signs import MINUS, set_minus_signs, typeset_minus
 
 
@@ -44,16 +45,19 @@ def test_a_hyphen_in_a_word_a_range_or_an_exponent_stays(text):
     assert typeset_minus(text) == text
 
 
-def test_code_and_mathematics_keep_their_hyphens_and_text_beside_them_changes():
+def test_code_and_mathematics_keep_their_characters_and_running_text_beside_them_changes():
+    """Both transforms of running text (minus signs, then powers of ten) on one page: code and mathematics keep
+    every character, a minus before a mantissa stays a minus."""
     document = new_document("page")
     paragraph = nodes.paragraph()
-    paragraph += nodes.Text("a lean of -0.3 and ")
-    paragraph += nodes.literal(text="x = -1")
+    paragraph += nodes.Text("a lean of -0.3, a gap of -2.0e-3 and ")
+    paragraph += nodes.literal(text="x = -1e-8")
     paragraph += nodes.math(text="-1")
     document += paragraph
-    document += nodes.literal_block(text="print(-2)")
+    document += nodes.literal_block(text="print(-2e-8)")
     set_minus_signs(None, document, "page")
-    assert paragraph[0].astext() == f"a lean of {MINUS}0.3 and "
-    assert paragraph[1].astext() == "x = -1"
+    set_powers_of_ten(None, document, "page")
+    assert paragraph[0].astext() == f"a lean of {MINUS}0.3, a gap of {MINUS}2.0 × 10⁻³ and "
+    assert paragraph[1].astext() == "x = -1e-8"
     assert paragraph[2].astext() == "-1"
-    assert document[1].astext() == "print(-2)"
+    assert document[1].astext() == "print(-2e-8)"
