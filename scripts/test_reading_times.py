@@ -144,7 +144,9 @@ def test_the_stated_time_is_read_in_hours_and_minutes(line, minutes):
 # change (chapter 3: 4 h 05 and 4 h 10 against 3 h 55 stated, then 4 h 50 and 4 h 45 against 4 h 10), which is why
 # the guard averages many reads rather than following the last. The last two read the site after those two reads'
 # mends (4 h + 3 h 10 + 2 h 15 + 1 h 30, 4 h 10 + 2 h 25 + 2 h + 1 h 30; one gave chapter 1 as 2 h 45 to 3 h,
-# counted as 2 h 55).
+# counted as 2 h 55). The two after them read the site with the exercises priced at those six reads' mean
+# (4 h 05 + 2 h 35 + 1 h 55 + 1 h 30, 4 h 05 + 2 h 40 + 2 h + 1 h 35; one added 15 minutes of first set-up to
+# chapter 1, left out here).
 # The guard compares each chapter with the mean of its RECENT_READS most recent reads: the older ones read earlier,
 # and for chapter 4b much shorter, versions of the chapters (the whole list stays, as the record of every read).
 READERS_MINUTES = {
@@ -172,7 +174,8 @@ READERS_MINUTES = {
         135, 125,
         155, 140,
         170, 160,
-        180, 175
+        180, 175,
+        165, 165
     ),
     "02_token_importance": (
         165, 175, 180, 180, 200, 185, 150, 135, 150, 160, 150, 150, 180, 165, 180, 150, 170, 165, 140, 170,
@@ -198,7 +201,8 @@ READERS_MINUTES = {
         165, 150,
         190, 185,
         210, 215,
-        230, 215
+        230, 215,
+        215, 200
     ),
     "03_one_step": (
         210, 210, 200, 235, 285, 230, 195, 180, 230, 225, 225, 195, 225, 240, 240, 210, 240, 210, 225, 240,
@@ -224,7 +228,8 @@ READERS_MINUTES = {
         225, 210,
         250, 245,
         290, 285,
-        290, 295
+        290, 295,
+        290, 270
     ),
     "04_max_margin": (
         270, 285, 265, 320, 375, 315, 255, 270, 330, 300, 300, 270, 300, 330, 315, 315, 315, 285, 315, 330,
@@ -250,7 +255,8 @@ READERS_MINUTES = {
         285, 300,
         340, 340,
         390, 360,
-        390, 400
+        390, 400,
+        380, 360
     ),
     "04b_numerics+04c_floor+04d_several_tokens+A2_floor": (
         180, 195, 255, 240, 240, 255, 270, 300, 330, 290, 300, 290, 305, 365, 375, 360, 300, 295, 280, 305, 260, 335, 270,
@@ -275,7 +281,8 @@ READERS_MINUTES = {
         490, 480,
         530, 535,
         610, 585,
-        655, 605
+        655, 605,
+        605, 620
     ),
     "05_explorer": (
         140, 140, 140, 140, 160, 140, 110, 120, 135, 150, 135, 120, 150, 150, 165, 135, 150, 150, 165, 165,
@@ -301,7 +308,8 @@ READERS_MINUTES = {
         145, 150,
         180, 165,
         195, 185,
-        195, 200
+        195, 200,
+        185, 190
     ),
 }  # fmt: skip
 RECENT_READS = 20

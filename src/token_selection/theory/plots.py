@@ -121,19 +121,38 @@ def plot_lean_ends(
     ends: Mapping[tuple[int, str], ArrayLike],
     *,
     size: float = 40.0,
+    kept: Mapping[tuple[int, str], ArrayLike] | None = None,
 ) -> None:
     """One row per ``(d, way)`` of ``ends``, the first on top: each seed at its initial lean (``leans[d]``, (seeds,)),
-    a green dot where its run selects every relevant token (``ends[d, way]``, (seeds,) bool), a red cross where it ends
-    one-sided. size: the dots' marker area (the crosses' is twice it). An empty ``ends`` is refused: it would draw an
-    empty panel."""
+    a green dot where its run selects every relevant token (``ends[d, way]``, (seeds,) bool), a cross where it ends
+    one-sided. size: the dots' marker area (the crosses' is twice it). kept: for each row of ``ends``, (seeds,) the
+    class each run keeps (+1, -1, or 0 for neither, as ``flow_seed_sweep.kept_class`` gives it); with it the crosses
+    take the colour of the kept class (``CLASS_COLORS``), without it they are red. An empty ``ends`` is refused: it
+    would draw an empty panel."""
     if not ends:
         raise ValueError("ends is empty: give at least one (d, way) row of reached flags to draw")
-    for row, ((d, _way), reached) in enumerate(ends.items()):
+    if kept is not None and set(kept) != set(ends):
+        raise ValueError(f"kept must have the rows of ends, {sorted(ends)}; got {sorted(kept)}")
+    labelled = set()
+    for row, ((d, way), reached) in enumerate(ends.items()):
         lean, ok = np.asarray(leans[d], dtype=float), np.asarray(reached, dtype=bool)
         ax.scatter(lean[ok], np.full(ok.sum(), row), s=size, color="tab:green", alpha=0.7,
                    label="selects every relevant token" if row == 0 else None)  # fmt: skip
-        ax.scatter(lean[~ok], np.full((~ok).sum(), row), s=2 * size, marker="x", color="tab:red",
-                   label="ends one-sided" if row == 0 else None)  # fmt: skip
+        classes = np.zeros(len(ok), dtype=int) if kept is None else np.asarray(kept[d, way], dtype=int)
+        if classes.shape != ok.shape:
+            raise ValueError(f"kept[{d}, {way!r}] has shape {classes.shape}; ends has {ok.shape}")
+        for kept_class in (0,) if kept is None else (1, -1, 0):
+            missed = ~ok & (classes == kept_class)
+            if kept is None:
+                label, colour = "ends one-sided", "tab:red"
+            elif not missed.any():
+                continue
+            else:
+                label = f"ends one-sided, keeps class {kept_class:+d}" if kept_class else "ends with neither class"
+                colour = CLASS_COLORS[kept_class]
+            ax.scatter(lean[missed], np.full(missed.sum(), row), s=2 * size, marker="x", color=colour,
+                       label=label if label not in labelled else None)  # fmt: skip
+            labelled.add(label)
     ax.set_yticks(range(len(ends)), [f"d = {d}, {way}" for d, way in ends])
     ax.axvline(0, color="gray", lw=0.8)
     ax.set_xlabel(r"initial lean $\cos(-\nabla_p L, v)$ at $p = 0$")

@@ -386,3 +386,35 @@ def test_plot_lean_ends_refuses_an_empty_set_of_rows():
     with pytest.raises(ValueError, match="^ends is empty"):
         plot_lean_ends(ax, {512: [0.1]}, {})
     plt.close(fig)
+
+
+def test_plot_lean_ends_colours_each_miss_by_the_class_it_keeps():
+    fig, ax = plt.subplots()
+    leans = {512: [0.3, -0.2, 0.1, -0.05, 0.0]}
+    ends = {(512, "unit steps"): [False, False, True, True, True], (512, "flow"): [False, False, False, True, False]}
+    kept = {(512, "unit steps"): [1, -1, 0, 0, 0], (512, "flow"): [1, -1, 1, 0, 0]}
+    plot_lean_ends(ax, leans, ends, size=10, kept=kept)
+    plus, minus = ax.collections[1], ax.collections[2]
+    np.testing.assert_allclose(plus.get_offsets(), [[0.3, 0]])
+    np.testing.assert_allclose(minus.get_offsets(), [[-0.2, 0]])
+    assert to_hex(plus.get_facecolor()[0]) == to_hex("tab:red") and to_hex(minus.get_facecolor()[0]) == to_hex("tab:blue")
+    flow_plus, flow_minus, flow_neither = ax.collections[4:7]
+    np.testing.assert_allclose(flow_plus.get_offsets(), [[0.3, 1], [0.1, 1]])
+    np.testing.assert_allclose(flow_minus.get_offsets(), [[-0.2, 1]])
+    np.testing.assert_allclose(flow_neither.get_offsets(), [[0.0, 1]])  # a miss that keeps neither class, in grey
+    assert to_hex(flow_neither.get_facecolor()[0]) == to_hex("tab:gray")
+    labels = [c.get_label() for c in ax.collections]
+    assert labels.count("ends one-sided, keeps class +1") == 1 and labels.count("ends with neither class") == 1
+    assert flow_plus.get_label().startswith("_")  # labelled once, on the first row
+    plt.close(fig)
+
+
+@pytest.mark.parametrize(
+    ("kept", "named"),
+    [({(512, "other"): [1]}, "kept must have the rows of ends"), ({(512, "flow"): [1, -1]}, r"kept\[512, 'flow'\] has shape")],
+)
+def test_plot_lean_ends_refuses_kept_that_does_not_match_ends(kept, named):
+    fig, ax = plt.subplots()
+    with pytest.raises(ValueError, match=named):
+        plot_lean_ends(ax, {512: [0.1]}, {(512, "flow"): [False]}, kept=kept)
+    plt.close(fig)
