@@ -1,4 +1,5 @@
-"""Checkers for chapter 5's coding exercises: each runs a reader's function against the package's on fixed cases."""
+"""Checkers for chapter 5's coding exercises: each runs a reader's function against the package's on fixed cases; a
+checker cell is one line, ``check(factor, "ch5-ex-factor")``."""
 
 from __future__ import annotations
 
@@ -47,3 +48,18 @@ def check_selected_per_sequence(candidate: Callable[..., float]) -> bool | None:
     """
     return check_exercise(candidate, selected_relevant_per_sequence, _selection_cases(), rtol=0.0, atol=1e-12,
                           name="selected_per_sequence")  # fmt: skip
+
+
+CHECKERS: dict[str, Callable[[Callable[..., float]], bool | None]] = {
+    "ch5-ex-factor": check_factor_for_alignment,
+    "ch5-ex-selected": check_selected_per_sequence,
+}
+"""Exercise label in chapter 5 -> its checker."""
+
+
+def check(candidate: Callable[..., float], label: str) -> None:
+    """Run the checker of chapter 5's exercise ``label`` (a key of ``CHECKERS``) on ``candidate``, as chapters 1-4's
+    ``check`` does: one printed line, None returned; ValueError naming the known labels for another."""
+    if label not in CHECKERS:
+        raise ValueError(f"unknown exercise {label!r}; known: {sorted(CHECKERS)}")
+    CHECKERS[label](candidate)

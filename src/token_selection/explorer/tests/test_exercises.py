@@ -109,3 +109,16 @@ def test_the_selection_cases_are_the_same_on_every_call(monkeypatch):
     (first, second) = runs
     for (args, _), (again, _) in zip(first, second, strict=True):
         assert all(torch.equal(a, b) for a, b in zip(args[:3], again[:3], strict=True)) and args[3] == again[3]
+
+
+def test_check_runs_the_checker_of_its_label_and_prints_one_line(capsys):
+    from token_selection.explorer.exercises import check
+
+    assert check(factor_for_alignment, "ch5-ex-factor") is None
+    assert check(selected_relevant_per_sequence, "ch5-ex-selected") is None
+    out = capsys.readouterr().out.splitlines()
+    assert out == ["factor_for_alignment: correct on all 7 cases", "selected_per_sequence: correct on all 3 cases"]
+    with pytest.raises(AssertionError, match="factor_for_alignment, case 2"):
+        check(lambda target: (target / (1 - target)) ** 0.5, "ch5-ex-factor")
+    with pytest.raises(ValueError, match=r"unknown exercise 'ch5-ex-length'.*'ch5-ex-factor', 'ch5-ex-selected'"):
+        check(factor_for_alignment, "ch5-ex-length")
