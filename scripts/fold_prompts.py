@@ -30,6 +30,10 @@ SETUP = ("Show the set-up code", "Hide the set-up code")
 writes these words on each chapter's first cell, which the tidying leaves alone."""
 IMPORTS = ("Show the imports", "Hide the imports")
 """A cell that holds nothing but imports."""
+CODE = ("Show the code", "Hide the code")
+"""A folded input that neither draws, checks nor imports: the code that computes what the page shows next."""
+CELL = ("Show the cell and its output", "Hide the cell and its output")
+"""A cell folded whole (``hide-cell``) that draws no figure: its printed output is inside the fold too."""
 SETUP_LINE = "# Setup."
 COMPUTING = ("Show the code and its checks", "Hide the code and its checks")
 """A folded cell that computes what the page shows and checks it on the way: asserts under a third of its statements."""
@@ -58,20 +62,23 @@ def only_imports(source: str) -> bool:
     return bool(tree.body) and all(isinstance(node, ast.Import | ast.ImportFrom) for node in tree.body)
 
 
-def prompts(source: str, asserts: bool, whole: bool = False) -> tuple[str, str] | None:
+def prompts(source: str, asserts: bool, whole: bool = False) -> tuple[str, str]:
     """The (show, hide) prompts of a folded code cell with ``source``: the drawing prompt when it draws a figure (the
     figure's own when the cell is folded ``whole``, output and all); when its input alone is folded and it asserts
     (``asserts``, read by the caller from its syntax tree) and draws nothing, the checks prompt, or the computing one
     where the asserts are under a third of its statements; the set-up prompt for the set-up cell and the imports
-    prompt for a cell of imports; else None (the book's default prompt)."""
+    prompt for a cell of imports; else the code prompt, or the cell prompt for a cell folded whole (never the book's
+    default "Show code cell source", which says nothing about what is inside)."""
     if DRAWS.search(source):
         return FIGURE if whole else DRAWING
     if source.lstrip().startswith(SETUP_LINE):
         return SETUP
     if only_imports(source):
         return IMPORTS
-    if not asserts or whole:
-        return None
+    if whole:
+        return CELL
+    if not asserts:
+        return CODE
     return CHECKS if mostly_checks(source) else COMPUTING
 
 

@@ -25,15 +25,15 @@ def cell(source: str, *tags: str, **mystnb: str):
         ("fig.tight_layout()", False, fp.DRAWING),
         ("figure = plt.figure(figsize=(3, 2))", False, fp.DRAWING),
         (CHECK, True, fp.CHECKS),
-        ("x = 1", False, None),
-        ("x = plt.show", False, None),  # no call
-        ("splt.show()", False, None),  # another name that ends in plt
-        ("my_fig.tight_layout()", False, None),
+        ("x = 1", False, fp.CODE),
+        ("x = plt.show", False, fp.CODE),  # no call
+        ("splt.show()", False, fp.CODE),  # another name that ends in plt
+        ("my_fig.tight_layout()", False, fp.CODE),
         ("# Setup. In Colab: install\nimport os\n!pip install -q x", False, fp.SETUP),  # not Python, still set-up
         ("import numpy as np\nfrom token_selection import glue", False, fp.IMPORTS),
-        ("import numpy as np\nx = np.ones(3)", False, None),  # imports and a computation
-        ("# only a comment", False, None),
-        ("x = 1  # Setup.", False, None),  # the set-up line must open the cell
+        ("import numpy as np\nx = np.ones(3)", False, fp.CODE),  # imports and a computation
+        ("# only a comment", False, fp.CODE),
+        ("x = 1  # Setup.", False, fp.CODE),  # the set-up line must open the cell
     ],
 )
 def test_the_prompt_names_what_the_cell_holds(source, asserts, expected):
@@ -81,10 +81,11 @@ def test_a_markdown_cell_is_left_alone():
     assert "mystnb" not in made.metadata
 
 
-def test_a_folded_cell_that_neither_draws_nor_checks_keeps_the_default():
+def test_a_folded_cell_that_neither_draws_nor_checks_says_it_holds_code():
     made = cell("x = 1", "hide-input")
-    assert not fp.label_fold(made, asserts=False)
-    assert "mystnb" not in made.metadata
+    assert fp.label_fold(made, asserts=False)
+    settings = made.metadata["mystnb"]
+    assert (settings["code_prompt_show"], settings["code_prompt_hide"]) == fp.CODE
 
 
 def test_a_drawing_cell_folded_whole_gets_one_prompt_for_the_figure_and_its_code():
@@ -95,11 +96,12 @@ def test_a_drawing_cell_folded_whole_gets_one_prompt_for_the_figure_and_its_code
 
 
 @pytest.mark.parametrize(("source", "asserts"), [(CHECK, True), ("x = 1", False)])
-def test_a_cell_folded_whole_that_draws_nothing_keeps_the_default(source, asserts):
+def test_a_cell_folded_whole_that_draws_nothing_says_its_output_is_inside(source, asserts):
     # its output is folded too: "Show the checks" would not say that the printed verdict is inside
     made = cell(source, "hide-cell")
-    assert not fp.label_fold(made, asserts=asserts)
-    assert "mystnb" not in made.metadata
+    assert fp.label_fold(made, asserts=asserts)
+    settings = made.metadata["mystnb"]
+    assert (settings["code_prompt_show"], settings["code_prompt_hide"]) == fp.CELL
 
 
 @pytest.mark.parametrize(
