@@ -529,6 +529,7 @@ OPENINGS = (
         (
             "from scipy.optimize import nnls",
             "solution = ts.solve_max_margin(",
+            "GD_STEPS = by_scale(",
             "history_normalized = ts.train_cls(",
             "p_hat = normalized.p.detach()",
         ),
@@ -794,7 +795,7 @@ def image(opening: Opening) -> Path:
 
 
 def caption(opening: Opening) -> str:
-    return f"{opening.caption}; built in the section \u201c{opening.section}\u201d below."
+    return f"{opening.caption}; a compact version of the figure built in the section \u201c{opening.section}\u201d below."
 
 
 def book_cell_source(opening: Opening) -> str:
