@@ -795,7 +795,7 @@ def image(opening: Opening) -> Path:
 
 
 def caption(opening: Opening) -> str:
-    return f"{opening.caption}; a compact version of the figure built in the section \u201c{opening.section}\u201d below."
+    return f"{opening.caption}; the section \u201c{opening.section}\u201d below computes it."
 
 
 def book_cell_source(opening: Opening) -> str:
