@@ -13,8 +13,8 @@ by how much. The chapters' references and cases live in the package
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 import torch
@@ -23,14 +23,21 @@ Cases = list[tuple[tuple[Any, ...], dict[str, Any]]]
 """An exercise's test cases: (positional arguments, keyword arguments) per call."""
 Registry = dict[str, tuple[Callable[..., Any], Callable[[], Cases]]]
 """Exercise name -> (reference function, builder of its cases)."""
+T = TypeVar("T")
+
+
+def registered(registry: Mapping[str, T], name: str) -> T:
+    """``registry[name]``, for a registry keyed by exercise name; ValueError naming the known exercises for any other
+    name."""
+    if name not in registry:
+        raise ValueError(f"unknown exercise {name!r}; known: {sorted(registry)}")
+    return registry[name]
 
 
 def lookup_exercise(registry: Registry, name: str) -> tuple[Callable[..., Any], Cases]:
     """``(reference, cases)`` of the exercise ``name`` in ``registry``, the cases built now; ValueError naming the
     known exercises for any other name."""
-    if name not in registry:
-        raise ValueError(f"unknown exercise {name!r}; known: {sorted(registry)}")
-    reference, cases = registry[name]
+    reference, cases = registered(registry, name)
     return reference, cases()
 
 

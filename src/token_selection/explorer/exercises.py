@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import torch
 
-from ..exercises import check_exercise
+from ..exercises import check_exercise, registered
 from ..theory.synthetic import make_synthetic
 from .compute import selected_relevant_per_sequence
 from .config import factor_for_alignment
@@ -60,6 +60,4 @@ CHECKERS: dict[str, Callable[[Callable[..., float]], bool | None]] = {
 def check(candidate: Callable[..., float], label: str) -> None:
     """Run the checker of chapter 5's exercise ``label`` (a key of ``CHECKERS``) on ``candidate``, as chapters 1-4's
     ``check`` does: one printed line, None returned; ValueError naming the known labels for another."""
-    if label not in CHECKERS:
-        raise ValueError(f"unknown exercise {label!r}; known: {sorted(CHECKERS)}")
-    CHECKERS[label](candidate)
+    registered(CHECKERS, label)(candidate)
