@@ -138,24 +138,31 @@ def plot_lean_ends(
         lean, ok = np.asarray(leans[d], dtype=float), np.asarray(reached, dtype=bool)
         ax.scatter(lean[ok], np.full(ok.sum(), row), s=size, color="tab:green", alpha=0.7,
                    label="selects every relevant token" if row == 0 else None)  # fmt: skip
-        classes = np.zeros(len(ok), dtype=int) if kept is None else np.asarray(kept[d, way], dtype=int)
-        if classes.shape != ok.shape:
-            raise ValueError(f"kept[{d}, {way!r}] has shape {classes.shape}; ends has {ok.shape}")
-        for kept_class in (0,) if kept is None else (1, -1, 0):
-            missed = ~ok & (classes == kept_class)
-            if kept is None:
-                label, colour = "ends one-sided", "tab:red"
-            elif not missed.any():
-                continue
-            else:
-                label = f"ends one-sided, keeps class {kept_class:+d}" if kept_class else "ends with neither class"
-                colour = CLASS_COLORS[kept_class]
+        for missed, label, colour in _crosses(ok, None if kept is None else kept[d, way], (d, way)):
             ax.scatter(lean[missed], np.full(missed.sum(), row), s=2 * size, marker="x", color=colour,
                        label=label if label not in labelled else None)  # fmt: skip
             labelled.add(label)
     ax.set_yticks(range(len(ends)), [f"d = {d}, {way}" for d, way in ends])
     ax.axvline(0, color="gray", lw=0.8)
     ax.set_xlabel(r"initial lean $\cos(-\nabla_p L, v)$ at $p = 0$")
+
+
+def _crosses(ok: np.ndarray, kept: ArrayLike | None, row: tuple[int, str]) -> list[tuple[np.ndarray, str, str]]:
+    """``plot_lean_ends``' crosses of one row: (mask, label, colour) per group of runs that miss. Without ``kept`` one
+    red group of every miss (drawn even when empty, so every row has its crosses); with it one group per kept class
+    that has a miss, in the class's colour."""
+    if kept is None:
+        return [(~ok, "ends one-sided", "tab:red")]
+    classes = np.asarray(kept, dtype=int)
+    if classes.shape != ok.shape:
+        raise ValueError(f"kept[{row[0]}, {row[1]!r}] has shape {classes.shape}; ends has {ok.shape}")
+    groups = []
+    for kept_class in (1, -1, 0):
+        missed = ~ok & (classes == kept_class)
+        label = f"ends one-sided, keeps class {kept_class:+d}" if kept_class else "ends with neither class"
+        if missed.any():
+            groups.append((missed, label, CLASS_COLORS[kept_class]))
+    return groups
 
 
 def plot_training_curves(
