@@ -574,10 +574,11 @@ OPENINGS = (
         draw_04c,
         (),
         "Why a one-sided end stays: four tokens",
-        "Four tokens, three runs of $p$ in the plane of two directions: the one that selects both classes (green) and a "
-        "one-sided one (purple) with the larger margin. Started on the one-sided direction far enough out, the run stays "
-        "on it; started nearer, or at $p = 0$, it turns to the direction that selects both classes (crosses: where the "
-        "runs stop)",
+        "Four tokens, three runs of $p$ in the plane of two directions: the one that selects both classes (green, "
+        "across) and a one-sided one (purple) with the larger margin; up is $p$'s component in that plane at right "
+        "angles to the green direction. Started on the one-sided direction far enough out, the run stays on it; started "
+        "nearer, or at $p = 0$, it turns to the direction that selects both classes (crosses: where the runs stop; the "
+        "black run's cross hides the green one's)",
         "Two panels with two shaded rays from the origin, a green one along the horizontal axis and a purple one above "
         "it. A purple path starts on the purple ray far out and stays on it; a green path starts on the purple ray near "
         "the origin and a black path starts at the origin, and both bend down onto the green ray and end at the same "
