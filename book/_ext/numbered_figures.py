@@ -16,6 +16,8 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.transforms import SphinxTransform
 
+FULL_WIDTH = "tag_full-width"
+"""The class of a drawing cell tagged ``full-width``: its figure spreads into the margin (book/_static/figures.css)."""
 PREFIX = "Figure: "
 """How a caption paragraph begins: its whole text in italics, starting with these words."""
 
@@ -106,6 +108,8 @@ def wrap(document: nodes.document, cell: nodes.Element, paragraph: nodes.paragra
     """Move ``cell``'s output and ``paragraph``'s text into a figure placed right after ``cell``; the paragraph goes.
     The figure takes the paragraph's label when a target names it, and an id of its own otherwise."""
     figure = nodes.figure(classes=["drawn-figure"])
+    if FULL_WIDTH in cell["classes"]:
+        figure["classes"].append("full-width")
     output = cell_output(cell)
     cell.remove(output)
     figure += output

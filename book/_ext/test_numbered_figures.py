@@ -5,6 +5,7 @@ from __future__ import annotations
 from docutils import nodes
 from docutils.utils import new_document
 from numbered_figures import (
+    FULL_WIDTH,
     PREFIX,
     caption_from,
     caption_paragraph,
@@ -86,6 +87,14 @@ def test_wrapping_moves_the_output_and_caption_into_a_figure_after_the_cell():
     assert draws_image(nodes.container("", figure.children[0], nb_element="cell_code"))
     assert figure["ids"] == ["figure-04b-numerics-1"] and document.ids["figure-04b-numerics-1"] is figure
     assert isinstance(figure.children[-1], nodes.caption)
+    assert "full-width" not in figure["classes"]
+
+
+def test_a_full_width_cell_gives_a_full_width_figure():
+    drawing, caption = _cell("draw", image=True), _caption(f"{PREFIX}one.")
+    drawing["classes"].append(FULL_WIDTH)
+    document, _ = _section(drawing, caption)
+    assert "full-width" in wrap(document, drawing, caption, 1, "page")["classes"]
 
 
 def test_a_label_on_the_caption_names_the_figure():
