@@ -11,6 +11,7 @@ from numbered_figures import (
     caption_paragraph,
     draws_image,
     figure_pairs,
+    label_before,
     wrap,
 )
 
@@ -106,3 +107,16 @@ def test_a_label_on_the_caption_names_the_figure():
     figure = wrap(document, drawing, caption, 2, "page")
     assert figure["names"] == ["ch4b-fig-race"] and figure["ids"] == ["ch4b-fig-race"]
     assert document.ids["ch4b-fig-race"] is figure
+
+
+def test_a_target_left_before_the_caption_names_the_figure_and_goes():
+    drawing, caption = _cell("draw", image=True), _caption(f"{PREFIX}one.")
+    target = nodes.target(refid="ch4b-fig-leans", names=["ch4b-fig-leans"])
+    unnamed = nodes.target(refuri="https://example.org", names=["elsewhere"])
+    document, section = _section(drawing, target, caption)
+    assert figure_pairs(section) == [(drawing, caption)], "a label between the cell and its caption is skipped"
+    assert label_before(caption) is target
+    figure = wrap(document, drawing, caption, 1, "page")
+    assert figure["names"] == ["ch4b-fig-leans"] and target not in section.children
+    _, other = _section(_cell("draw", image=True), unnamed, _caption(f"{PREFIX}two."))
+    assert label_before(other.children[-1]) is None, "a link target names no figure"
