@@ -132,8 +132,9 @@ def draw_01(ns: dict):
     left.set_ylabel("attention weight $q_i$")
     left.set_title("'the movie was great'")
     left.legend(fontsize=7.5)
-    for k, style in enumerate(["-", ":", "--"]):
-        right.semilogx(grid, logits[:, k], style, label=f"'{ns['sentences'][k]}'")
+    for k, style in enumerate(["-", ":", "--"]):  # the course's class colours: red ends positive, blue negative
+        colour = "tab:red" if logits[-1, k] > 0 else "tab:blue" if logits[-1, k] < 0 else "tab:gray"
+        right.semilogx(grid, logits[:, k], style, color=colour, label=f"'{ns['sentences'][k]}'")
     right.set_xlabel("|p|")
     right.set_ylabel("logit f(X)")
     right.set_title("f tends to the top word's value")
