@@ -133,7 +133,7 @@ def draw_01(ns: dict):
     left.set_title("'the movie was great'")
     left.legend(fontsize=7.5)
     for k, style in enumerate(["-", ":", "--"]):  # the course's class colours: red ends positive, blue negative
-        colour = "tab:red" if logits[-1, k] > 0 else "tab:blue" if logits[-1, k] < 0 else "tab:gray"
+        colour = CLASS_COLORS[int(np.sign(logits[-1, k]))]
         right.semilogx(grid, logits[:, k], style, color=colour, label=f"'{ns['sentences'][k]}'")
     right.set_xlabel("|p|")
     right.set_ylabel("logit f(X)")

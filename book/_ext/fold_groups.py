@@ -14,6 +14,7 @@ from typing import Any
 
 from docutils import nodes
 from myst_nb.sphinx_ import HideCodeCellNode
+from nb_cells import is_code_cell, parents_of
 from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
@@ -30,8 +31,7 @@ def silent_fold(node: nodes.Node) -> bool:
     """Whether ``node`` is a code cell that shows nothing but one folded toggle (its output, if any, folded too),
     other than the set-up cell."""
     return (
-        isinstance(node, nodes.container)
-        and node.get("nb_element") == "cell_code"
+        is_code_cell(node)
         and len(node.children) == 1
         and isinstance(node.children[0], HideCodeCellNode)
         and node.children[0]["prompt_show"] != SETUP_PROMPT
@@ -88,8 +88,7 @@ class GroupFoldedCells(SphinxPostTransform):
     formats = ("html",)
 
     def run(self, **kwargs: Any) -> None:
-        parents = {id(cell.parent): cell.parent for cell in self.document.findall(silent_fold)}
-        for parent in parents.values():
+        for parent in parents_of(self.document, silent_fold):
             for run in runs_of_silent_folds(parent):
                 wrap_run(run)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from docutils import nodes
+from nb_cells import cell_output, is_code_cell, parents_of
 from sphinx.application import Sphinx
 from sphinx.transforms import SphinxTransform
 
@@ -20,19 +21,6 @@ FULL_WIDTH = "tag_full-width"
 """The class of a drawing cell tagged ``full-width``: its figure spreads into the margin (book/_static/figures.css)."""
 PREFIX = "Figure: "
 """How a caption paragraph begins: its whole text in italics, starting with these words."""
-
-
-def is_code_cell(node: nodes.Node) -> bool:
-    """Whether ``node`` is a MyST-NB code cell."""
-    return isinstance(node, nodes.container) and node.get("nb_element") == "cell_code"
-
-
-def cell_output(cell: nodes.Element) -> nodes.container | None:
-    """The output container of a code cell, or None when it has none."""
-    for child in cell.children:
-        if isinstance(child, nodes.container) and child.get("nb_element") == "cell_code_output":
-            return child
-    return None
 
 
 def draws_image(cell: nodes.Element) -> bool:
@@ -64,7 +52,7 @@ def figure_pairs(parent: nodes.Element) -> list[tuple[nodes.Element, nodes.parag
             if caption_paragraph(later):
                 pairs.append((child, later))
                 break
-            if isinstance(later, nodes.target):  # a label written before the caption, (label)=
+            if isinstance(later, nodes.target):  # what a (label)= before the caption leaves once docutils moves its name
                 continue
             if not (is_code_cell(later) and cell_output(later) is None):
                 break
@@ -91,22 +79,9 @@ def caption_from(paragraph: nodes.paragraph) -> nodes.caption:
     return caption
 
 
-def label_before(paragraph: nodes.paragraph) -> nodes.target | None:
-    """The target written right before ``paragraph`` (``(label)=``) that names it, or None: one that still holds its
-    name and id, or one whose id docutils has moved onto the paragraph (its ``refid``)."""
-    parent = paragraph.parent
-    index = parent.index(paragraph)
-    if index == 0 or not isinstance(parent[index - 1], nodes.target):
-        return None
-    target = parent[index - 1]
-    if target.get("refuri") or not (target.get("refid") or target["ids"]) or not target["names"]:
-        return None
-    return target
-
-
 def wrap(document: nodes.document, cell: nodes.Element, paragraph: nodes.paragraph, number: int, docname: str) -> nodes.figure:
     """Move ``cell``'s output and ``paragraph``'s text into a figure placed right after ``cell``; the paragraph goes.
-    The figure takes the paragraph's label when a target names it, and an id of its own otherwise."""
+    The figure takes the paragraph's label when a ``(label)=`` names it, and an id of its own otherwise."""
     figure = nodes.figure(classes=["drawn-figure"])
     if FULL_WIDTH in cell["classes"]:
         figure["classes"].append("full-width")
@@ -114,11 +89,7 @@ def wrap(document: nodes.document, cell: nodes.Element, paragraph: nodes.paragra
     cell.remove(output)
     figure += output
     figure += caption_from(paragraph)
-    label = label_before(paragraph)
-    if label is not None:
-        paragraph["ids"], paragraph["names"] = [label.get("refid") or label["ids"][0]], list(label["names"])
-        label.parent.remove(label)
-    if paragraph["names"]:
+    if paragraph["names"]:  # a (label)= before the caption: docutils has moved its name and id onto the paragraph
         figure["ids"], figure["names"] = list(paragraph["ids"]), list(paragraph["names"])
         for name in figure["names"]:
             document.nameids[name] = figure["ids"][0]
@@ -141,9 +112,8 @@ class NumberDrawnFigures(SphinxTransform):
     default_priority = 800
 
     def apply(self, **kwargs: Any) -> None:
-        parents = {id(cell.parent): cell.parent for cell in self.document.findall(is_code_cell)}
         number = 0
-        for parent in parents.values():
+        for parent in parents_of(self.document, is_code_cell):
             for cell, paragraph in figure_pairs(parent):
                 number += 1
                 wrap(self.document, cell, paragraph, number, self.env.docname.rsplit("/", 1)[-1])
