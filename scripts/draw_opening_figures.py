@@ -50,7 +50,7 @@ RECORDS = Path(__file__).resolve().parents[1] / "src" / "token_selection" / "rec
 RECORD = FIGURES / "openings.json"
 NOTEBOOKS = ROOT / "notebooks"
 SIZE = (6.0, 3.0)  # inches
-DPI = 110
+DPI = 180
 MAX_BYTES = 150_000
 # The scale the published book runs at (.github/workflows/publish.yml); records are read at this scale.
 SCALE = "fast"
@@ -223,15 +223,22 @@ def draw_04(ns: dict):
 # Chapter 4b: every token at the end of two of the page's runs, in chapter 4's plane (value across, score up): seed 0,
 # which reaches p_mm, and the first seed that misses (the chapter's figure "What a miss looks like").
 def draw_04b(ns: dict):
-    from token_selection.theory.selection_frames import Frame
+    from token_selection.theory.selection_frames import Frame, frame_coordinates
 
     plot = _plot_selection_frames()
     fig, axes = plt.subplots(1, 2, figsize=SIZE)
     numbers = {}
+    span = 0.0  # the panels share one scale (below): a token's arrow is judged against the taller panel's scores
+    for seed in ns["plane_seeds"]:
+        _, model, p_mm, _ = ns["trained"][seed]
+        E, v = model.E.detach(), model.v.detach()
+        scores = np.concatenate([frame_coordinates(E, v, q)[:, 1] for q in (model.p.detach().double(), p_mm)])
+        span = max(span, float(scores.max() - scores.min()))
     for ax, (seed, end) in zip(axes, ns["plane_seeds"].items(), strict=True):
         data, model, p_mm, last_step = ns["trained"][seed]
         last = Frame(step=int(last_step), p=model.p.detach().double())
-        (points,) = plot([ax], model.E.detach(), model.v.detach(), p_mm, [last], data.token_class, {}, compass="lower right")
+        (points,) = plot([ax], model.E.detach(), model.v.detach(), p_mm, [last], data.token_class, {}, compass="lower right",
+                         span=span)  # fmt: skip
         for inset in list(ax.child_axes):  # the compass: too small to read at this size (the chapter's figure has it)
             inset.remove()
         ax.set_title(f"seed {seed} {end} $p_{{\\mathrm{{mm}}}}$")
@@ -297,10 +304,10 @@ def draw_04c(ns: dict):
         ax.set_ylim(-0.05 * size, size)
         ax.set_xlabel("along the direction that selects both", fontsize=7)
         _small(ax)
-    axes[0].set_ylabel("towards the one-sided one", fontsize=7)
+    axes[0].set_ylabel("towards the one-sided direction", fontsize=7)
     axes[0].set_title("the whole runs")
     axes[1].set_title(r"near the start, up to $2.5\rho^*$")
-    axes[1].legend(fontsize=6, loc="upper right")
+    axes[0].legend(fontsize=6.5, loc="upper right")  # the whole runs leave that corner empty
     fig.tight_layout()
     ends = {name: float(path[-1] @ p_loc / path[-1].norm()) for name, path in paths.items()}
     return fig, {
@@ -571,7 +578,11 @@ OPENINGS = (
     Opening(
         "04c_floor",
         "ch4c-fig-opening",
-        ("from token_selection.theory.selection_frames import p_at_steps", "U, eps = 4.0, 0.3"),
+        (
+            "from token_selection.theory.selection_frames import p_at_steps",
+            "U, eps = 4.0, 0.3",
+            "def toy_path(start: torch.Tensor)",
+        ),
         draw_04c,
         (),
         "Why a one-sided end stays: four tokens",

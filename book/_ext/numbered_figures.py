@@ -21,14 +21,22 @@ FULL_WIDTH = "tag_full-width"
 """The class of a drawing cell tagged ``full-width``: its figure spreads into the margin (book/_static/figures.css)."""
 PREFIX = "Figure: "
 """How a caption paragraph begins: its whole text in italics, starting with these words."""
+FIGURE_ROLE = 'role="figure"'
+"""How an HTML output says it is a figure: the interactive figures (chapter 3's slider, chapter 5's explorer) wrap
+themselves in a ``div`` with this role and their text alternative (``token_selection.explorer.static.static_html``)."""
 
 
-def draws_image(cell: nodes.Element) -> bool:
-    """Whether a code cell's output holds an image (a mime bundle with an ``image/...`` entry)."""
+def draws_figure(cell: nodes.Element) -> bool:
+    """Whether a code cell's output is a figure: an image (a mime bundle with an ``image/...`` entry), or HTML that
+    declares itself one (``FIGURE_ROLE``); other HTML, a table say, is not."""
     output = cell_output(cell)
-    return output is not None and any(
-        str(node.get("mime_type", "")).startswith("image/") for node in output.findall(nodes.container)
-    )
+    if output is None:
+        return False
+    for node in output.findall(nodes.container):
+        mime = str(node.get("mime_type", ""))
+        if mime.startswith("image/") or (mime == "text/html" and FIGURE_ROLE in node.astext()):
+            return True
+    return False
 
 
 def caption_paragraph(node: nodes.Node) -> bool:
@@ -46,7 +54,7 @@ def figure_pairs(parent: nodes.Element) -> list[tuple[nodes.Element, nodes.parag
     children = list(parent.children)
     pairs = []
     for k, child in enumerate(children):
-        if not (is_code_cell(child) and draws_image(child)):
+        if not (is_code_cell(child) and draws_figure(child)):
             continue
         for later in children[k + 1 :]:
             if caption_paragraph(later):

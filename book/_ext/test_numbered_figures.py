@@ -7,24 +7,31 @@ from docutils.core import publish_doctree
 from docutils.utils import new_document
 from myst_parser.docutils_ import Parser
 from numbered_figures import (
+    FIGURE_ROLE,
     FULL_WIDTH,
     PREFIX,
     caption_from,
     caption_paragraph,
-    draws_image,
+    draws_figure,
     figure_pairs,
     wrap,
 )
 
 
-def _cell(name: str, *, image: bool = False, text_output: bool = False) -> nodes.container:
-    """A code cell as MyST-NB reads it: its source, and an output container with a mime bundle when it shows one."""
+def _cell(name: str, *, image: bool = False, text_output: bool = False, html: str | None = None) -> nodes.container:
+    """A code cell as MyST-NB reads it: its source, and an output container with a mime bundle when it shows one
+    (an image, plain text, or ``html`` as a raw node)."""
     cell = nodes.container(nb_element="cell_code", names=[])
     cell += nodes.container(nb_element="cell_code_source")
-    if image or text_output:
+    if image or text_output or html is not None:
         output = nodes.container(nb_element="cell_code_output")
         bundle = nodes.container(nb_element="mime_bundle")
-        bundle += nodes.container(mime_type="image/png" if image else "text/plain")
+        if html is not None:
+            shown = nodes.container(mime_type="text/html")
+            shown += nodes.raw("", html, format="html")
+        else:
+            shown = nodes.container(mime_type="image/png" if image else "text/plain")
+        bundle += shown
         output += bundle
         cell += output
     cell["classes"].append(name)
@@ -55,10 +62,12 @@ def test_a_caption_opens_with_the_italic_prefix():
     assert not caption_paragraph(nodes.paragraph())
 
 
-def test_only_an_image_output_draws():
-    assert draws_image(_cell("a", image=True))
-    assert not draws_image(_cell("a", text_output=True))
-    assert not draws_image(_cell("a"))
+def test_an_image_or_html_that_declares_itself_a_figure_draws():
+    assert draws_figure(_cell("a", image=True))
+    assert draws_figure(_cell("slider", html=f'<div {FIGURE_ROLE} aria-label="a slider"><div id="x"></div></div>'))
+    assert not draws_figure(_cell("table", html="<table><tr><td>1</td></tr></table>")), "HTML without the role"
+    assert not draws_figure(_cell("a", text_output=True))
+    assert not draws_figure(_cell("a"))
 
 
 def test_a_caption_pairs_with_the_drawing_cell_before_it_across_silent_cells_only():
@@ -85,8 +94,8 @@ def test_wrapping_moves_the_output_and_caption_into_a_figure_after_the_cell():
     figure = wrap(document, drawing, caption, 1, "04b_numerics")
     assert [type(child).__name__ for child in section.children] == ["container", "figure", "container"]
     assert section.children[1] is figure and section.children[2] is checks, "the checks follow the caption"
-    assert not draws_image(drawing), "the output left the cell"
-    assert draws_image(nodes.container("", figure.children[0], nb_element="cell_code"))
+    assert not draws_figure(drawing), "the output left the cell"
+    assert draws_figure(nodes.container("", figure.children[0], nb_element="cell_code"))
     assert figure["ids"] == ["figure-04b-numerics-1"] and document.ids["figure-04b-numerics-1"] is figure
     assert isinstance(figure.children[-1], nodes.caption)
     assert "full-width" not in figure["classes"]

@@ -7,7 +7,8 @@ checker returns None, so a notebook shows no bare True or False under it (nbval 
 Jupyter Book alike); any other difference raises ``AssertionError`` saying which case and
 by how much. The chapters' references and cases live in the package
 (``theory.exercise_cases``, ``studies.exercise_cases``), so a checker cell is one line:
-``check(my_masked_softmax, "ch1-ex-masked-softmax")`` in chapters 1-4 (``theory.exercise_cases.check``), or
+``check(my_masked_softmax)`` in chapters 1-4 (``theory.exercise_cases.check``, which knows each exercise by the name of
+its stub), or
 ``check_exercise(my_wilson, *exercise("wilson_interval"))`` with the studies' registry.
 """
 
@@ -32,6 +33,20 @@ def registered(registry: Mapping[str, T], name: str) -> T:
     if name not in registry:
         raise ValueError(f"unknown exercise {name!r}; known: {sorted(registry)}")
     return registry[name]
+
+
+def label_for(candidate: Callable[..., Any], stubs: Mapping[str, str], label: str | None = None) -> str:
+    """The exercise a checker call answers: ``label`` when given, else the exercise whose stub bears ``candidate``'s
+    name (``stubs``: stub name -> exercise label). ValueError naming the stubs and the labels when neither says."""
+    if label is not None:
+        return label
+    name = getattr(candidate, "__name__", "")
+    if name in stubs:
+        return stubs[name]
+    raise ValueError(
+        f"cannot tell which exercise {name or 'this function'!r} answers: keep the stub's name (one of "
+        f"{sorted(stubs)}) or name the exercise, check(function, label), with a label among {sorted(stubs.values())}"
+    )
 
 
 def lookup_exercise(registry: Registry, name: str) -> tuple[Callable[..., Any], Cases]:

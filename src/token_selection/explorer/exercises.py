@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import torch
 
-from ..exercises import check_exercise, registered
+from ..exercises import check_exercise, label_for, registered
 from ..theory.synthetic import make_synthetic
 from .compute import selected_relevant_per_sequence
 from .config import factor_for_alignment
@@ -57,7 +57,12 @@ CHECKERS: dict[str, Callable[[Callable[..., float]], bool | None]] = {
 """Exercise label in chapter 5 -> its checker."""
 
 
-def check(candidate: Callable[..., float], label: str) -> None:
-    """Run the checker of chapter 5's exercise ``label`` (a key of ``CHECKERS``) on ``candidate``, as chapters 1-4's
-    ``check`` does: one printed line, None returned; ValueError naming the known labels for another."""
-    registered(CHECKERS, label)(candidate)
+STUBS: dict[str, str] = {"factor": "ch5-ex-factor", "selected_per_sequence": "ch5-ex-selected"}
+"""The name of each exercise's stub in chapter 5 -> the exercise's label, so that a checker cell is ``check(stub)``."""
+
+
+def check(candidate: Callable[..., float], label: str | None = None) -> None:
+    """Run the checker of chapter 5's exercise ``label`` (a key of ``CHECKERS``; by default the one whose stub bears
+    ``candidate``'s name, ``STUBS``) on ``candidate``, as chapters 1-4's ``check`` does: one printed line, None
+    returned; ValueError naming the known labels for another, or the stubs for an unknown name and no label."""
+    registered(CHECKERS, label_for(candidate, STUBS, label))(candidate)

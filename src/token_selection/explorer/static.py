@@ -280,6 +280,17 @@ class StaticExplorer:
         }
 
 
+EXPLORER_ALT = (
+    "Interactive figure with three panels and four sliders below them, for the relevant-token rate delta, the "
+    "dimension d, the sequence length T and the seed. Left: scatter of each token's value after the one step "
+    "against its signed frequency, red positive-relevant, blue negative-relevant, grey irrelevant, with the "
+    "predicted line. Middle: the cosine of p with the max-margin direction and the attention on relevant tokens "
+    "while p trains. Right: each token's final score, in the same colours. Moving a slider redraws the three "
+    "panels for that setting; a sentence under them names it."
+)
+"""The explorer's text alternative."""
+
+
 def static_explorer(grid: dict, *, start: tuple | None = None) -> StaticExplorer:
     """The static explorer of ``grid`` for display in a notebook or the rendered book (see the module docstring)."""
-    return StaticExplorer(static_figure(grid, start=start))
+    return StaticExplorer(static_figure(grid, start=start), alt=EXPLORER_ALT)

@@ -12,7 +12,7 @@ from typing import Any
 
 import torch
 
-from ..exercises import Cases, Registry, check_exercise, lookup_exercise
+from ..exercises import Cases, Registry, check_exercise, label_for, lookup_exercise
 from .importance import posterior_gap, signed_frequency
 from .max_margin import selection_pairs
 from .model import CLSAttention, logistic_loss, masked_softmax
@@ -169,11 +169,27 @@ def exercise(label: str) -> tuple[Callable[..., Any], Cases]:
     return lookup_exercise(EXERCISES, label)
 
 
-def check(candidate: Callable[..., Any], label: str) -> None:
-    """Compare a learner's ``candidate`` with the reference of the exercise ``label`` on its cases.
+STUBS: dict[str, str] = {
+    "my_masked_softmax": "ch1-ex-masked-softmax",
+    "two_vector_logits": "ch1-ex-fast-logits",
+    "my_signed_frequency": "ch2-ex-signed-frequency",
+    "my_posterior_gap": "ch2-ex-posterior-gap",
+    "one_step_values": "ch3-ex-values",
+    "eta_threshold": "ch3-ex-eta-star",
+    "distinct_pairs": "ch4-ex-pairs",
+    "selection_margin": "ch4-ex-margin",
+    "accumulator_grad_E": "a1-ex-accumulators",
+    "batched_gather_logits": "a1-ex-batched",
+}
+"""The name of each exercise's stub in its chapter -> the exercise's label, so that a checker cell is ``check(stub)``."""
 
-    Prints one line: the cases it is correct on, or that the stub is not filled in yet. Raises
-    AssertionError naming the first case that differs, ValueError naming the known labels for
-    an unknown one. Returns None, so a checker cell shows nothing but that line.
+
+def check(candidate: Callable[..., Any], label: str | None = None) -> None:
+    """Compare a learner's ``candidate`` with the reference of its exercise on the exercise's cases.
+
+    The exercise is ``label`` when given, else the one whose stub bears ``candidate``'s name (``STUBS``). Prints one
+    line: the cases it is correct on, or that the stub is not filled in yet. Raises AssertionError naming the first
+    case that differs, ValueError naming the known labels for an unknown one, or the stubs and labels for a function
+    whose name is not a stub's and no label. Returns None, so a checker cell shows nothing but that line.
     """
-    check_exercise(candidate, *exercise(label))
+    check_exercise(candidate, *exercise(label_for(candidate, STUBS, label)))

@@ -175,17 +175,23 @@ def plot_selection_frames(
     words: Mapping[str, int],
     *,
     compass: str = "upper right",
+    span: float | None = None,
 ) -> list[np.ndarray]:
     """One panel per frame; returns each frame's (V, 2) token coordinates, as drawn.
 
     E: (V, d) frozen embeddings; v: (d,); p_mm: (d,) the max-margin direction; token_class: (V,) in
     {-1, 0, +1}; words: name -> token id, the tokens labelled; compass: a key of ``COMPASS_PLACES``, the
-    corner of each panel where the inset goes. Every panel shares its axes' limits.
+    corner of each panel where the inset goes; span: the height against which a token counts as arrived
+    (``ARRIVED`` of it), by default the panels' own range of scores; a figure that sets these panels to one
+    scale with others passes the tallest range, so that no arrow too short to see there is drawn. Every panel
+    shares its axes' limits.
     """
     if len(axes) != len(frames):
         raise ValueError(f"need one axis per frame: got {len(axes)} axes for {len(frames)} frames")
     if compass not in COMPASS_PLACES:
         raise ValueError(f"compass must be one of {sorted(COMPASS_PLACES)}, got {compass!r}")
+    if span is not None and not (np.isfinite(span) and span > 0):
+        raise ValueError(f"span must be a positive finite height, got {span!r}")
     classes = as_tensor(token_class, "token_class").tolist()
     colors = [CLASS_COLORS[int(c)] for c in classes]
     limit = frame_coordinates(E, v, p_mm)
@@ -195,10 +201,11 @@ def plot_selection_frames(
     drawn = [frame_coordinates(E, v, frame.p) for frame in frames]
     y_all = np.concatenate([limit[:, 1]] + [points[:, 1] for points in drawn])
     pad = 0.08 * (y_all.max() - y_all.min() + 1e-12)
+    height = y_all.max() - y_all.min() if span is None else span
     for ax, frame, points in zip(axes, frames, drawn, strict=True):
         ax.axhline(0, color="gray", lw=0.5)
         ax.axvline(0, color="gray", lw=0.5)
-        far = np.abs(limit[:, 1] - points[:, 1]) > ARRIVED * (y_all.max() - y_all.min())
+        far = np.abs(limit[:, 1] - points[:, 1]) > ARRIVED * height
         if far.any():
             far_colors = [c for c, f in zip(colors, far, strict=True) if f]
             plot_token_plane(ax, points[far], colors=far_colors, moved_to=limit[far], size=16)

@@ -140,8 +140,8 @@ def train_cls(
 def _stopped(t: int, grad_norm: float, rounding_factor: float, noise: float) -> str:
     """Why training stopped at step ``t``: the gradient fell below ``rounding_factor`` times its rounding error."""
     return (
-        f"stopped at step {t}: |grad| = {grad_norm:.2e} is below {rounding_factor:.0f} x its float64 "
-        f"rounding error ({noise:.2e}); further steps would follow rounding noise"
+        f"stopped at step {t}, at the float64 floor: |grad| = {grad_norm:.2e} < {rounding_factor:.0f} x its "
+        f"rounding error {noise:.2e}"
     )
 
 

@@ -122,3 +122,20 @@ def test_check_runs_the_checker_of_its_label_and_prints_one_line(capsys):
         check(lambda target: (target / (1 - target)) ** 0.5, "ch5-ex-factor")
     with pytest.raises(ValueError, match=r"unknown exercise 'ch5-ex-length'.*'ch5-ex-factor', 'ch5-ex-selected'"):
         check(factor_for_alignment, "ch5-ex-length")
+
+
+def test_check_knows_chapter_5_s_exercises_by_their_stubs_names(capsys):
+    from token_selection.explorer.exercises import CHECKERS, STUBS, check
+
+    def selected_per_sequence(attention, X, relevant, vocab_size):
+        return selected_relevant_per_sequence(attention, X, relevant, vocab_size)
+
+    def factor(target):
+        raise NotImplementedError
+
+    assert check(selected_per_sequence) is None and check(factor) is None
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "selected_per_sequence: correct on all 3 cases" and "fill in factor" in out[1]
+    assert set(STUBS.values()) == set(CHECKERS)
+    with pytest.raises(ValueError, match=r"'factor_for_alignment'.*'factor', 'selected_per_sequence'"):
+        check(factor_for_alignment)

@@ -13,6 +13,7 @@ from token_selection.explorer.config import DEFAULT_CONFIG
 from token_selection.explorer.static import (
     BOOK_PLOTLYJS,
     ELEMENT_ID,
+    EXPLORER_ALT,
     GREEN,
     HEIGHT,
     LINE_CHARACTERS,
@@ -407,6 +408,13 @@ def test_the_text_alternative_and_the_element_id_reach_the_page_in_both_modes(ha
     colab = shown._repr_mimebundle_()["text/html"]
     assert announced in colab and 'id="chapter-3-slider"' in colab and "https://cdn.plot.ly/plotly-" in colab
     assert 'role="figure"' not in StaticExplorer(hand_figure)._repr_mimebundle_()["text/html"]  # no alt, no wrapper
+
+
+def test_the_explorer_announces_itself_as_a_figure_with_its_text_alternative(hand_grid):
+    page = static_explorer(hand_grid, start=(0.1, 64, 4, 2))._repr_mimebundle_()["text/html"]
+    assert page.startswith('<div role="figure" aria-label="Interactive figure with three panels and four sliders')
+    for setting in ("delta", "dimension d", "sequence length T", "seed"):
+        assert setting in EXPLORER_ALT, f"the text alternative names the slider for {setting}"
 
 
 @pytest.mark.parametrize(

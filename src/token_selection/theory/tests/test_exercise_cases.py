@@ -4,6 +4,8 @@ that do not divide the data)."""
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 import torch
 
@@ -107,6 +109,32 @@ def test_check_names_the_first_case_that_differs():
 
     with pytest.raises(AssertionError, match=r"off_by_a_little, case 1: .* up to 0\.001"):
         ec.check(off_by_a_little, "ch1-ex-masked-softmax")
+
+
+def test_check_knows_the_exercise_by_its_stub_s_name(capsys):
+    def one_step_values(*args, **kwargs):
+        raise NotImplementedError
+
+    def eta_threshold(X, y, vocab_size, d):  # a second stub: the right exercise, not the first in the table
+        return ec.step_size_threshold(X, y, vocab_size, d)
+
+    assert ec.check(one_step_values) is None and ec.check(eta_threshold) is None
+    out = capsys.readouterr().out.splitlines()
+    assert "fill in one_step_values" in out[0] and out[1].startswith("eta_threshold: correct on")
+    assert set(ec.STUBS.values()) == set(ec.EXERCISES), "every exercise has its stub, and only those"
+
+
+def test_a_function_that_is_not_a_stub_needs_its_label():
+    def renamed(scores, mask):
+        return ec.masked_softmax(scores, mask)
+
+    with pytest.raises(ValueError, match=r"'renamed'.*'my_masked_softmax'.*'ch1-ex-masked-softmax'"):
+        ec.check(renamed)
+    with pytest.raises(ValueError, match=r"'<lambda>'"):
+        ec.check(lambda scores, mask: scores)
+    with pytest.raises(ValueError, match=r"'this function'"):  # a callable without a name
+        ec.check(functools.partial(ec.masked_softmax))
+    assert ec.check(renamed, "ch1-ex-masked-softmax") is None, "a label names the exercise whatever the name"
 
 
 def test_check_names_the_known_labels_for_an_unknown_one():

@@ -12,6 +12,7 @@ import torch  # noqa: E402
 
 from token_selection.theory.max_margin import solve_max_margin  # noqa: E402
 from token_selection.theory.selection_frames import (  # noqa: E402
+    ARRIVED,
     COMPASS_FONT,
     RACE_LINES,
     Frame,
@@ -100,6 +101,35 @@ def test_inputs_are_checked(trained):
         frame_coordinates(E, torch.zeros(E.shape[1]), p_mm)
     with pytest.raises(ValueError, match="vector"):
         frame_coordinates(E, torch.ones(2, E.shape[1]), p_mm)
+    plt.close(fig)
+
+
+def _hollow_points(ax) -> int:
+    """How many tokens the panel draws hollow, at their place at p_mm: one per far token."""
+    hollow = [c for c in ax.collections if len(c.get_facecolors()) == 0]
+    return sum(len(c.get_offsets()) for c in hollow)
+
+
+@pytest.mark.parametrize(("between", "far"), [(1.0001, 0), (0.9999, 1), (0.5, None)])
+def test_a_token_is_far_past_arrived_times_the_span_asked(trained, between, far):
+    data, E, v, p_mm, frames = trained
+    distance = np.abs(frame_coordinates(E, v, p_mm)[:, 1] - frame_coordinates(E, v, frames[2].p)[:, 1])
+    first, second = np.sort(distance)[-2:][::-1]
+    span = (second + between * (first - second)) / ARRIVED if between != 0.5 else first / ARRIVED / 2
+    expected = far if far is not None else int((distance > ARRIVED * span).sum())
+    assert expected > 1 or far is not None, "the half span marks several tokens far"
+    fig, ax = plt.subplots()
+    plot_selection_frames([ax], E, v, p_mm, [frames[2]], data.token_class, {}, span=span)
+    assert _hollow_points(ax) == expected
+    plt.close(fig)
+
+
+@pytest.mark.parametrize("span", [0.0, -1.0, float("nan"), float("inf")])
+def test_a_span_that_is_not_a_positive_height_is_named(trained, span):
+    data, E, v, p_mm, frames = trained
+    fig, ax = plt.subplots()
+    with pytest.raises(ValueError, match="span must be a positive finite height"):
+        plot_selection_frames([ax], E, v, p_mm, [frames[2]], data.token_class, {}, span=span)
     plt.close(fig)
 
 

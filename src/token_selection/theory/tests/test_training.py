@@ -165,7 +165,7 @@ def test_stop_reports_the_rounding_floor_of_its_formula(reference_case):
     # noise = eps * sum_s |E_s| sum_{(j,i): x_ji = s} |dL/df_j| q_ji (|E_s.v| + |f_j|), at the p where it stopped
     model, history, _ = trained_copy(reference_case, steps=5000, lr=1.0, method="normalized")
     data = reference_case[0]
-    match = re.search(r"\|grad\| = (\S+) is below 100 x its float64 rounding error \((\S+)\)", history.stop_reason)
+    match = re.search(r"at the float64 floor: \|grad\| = (\S+) < 100 x its rounding error (\S+)$", history.stop_reason)
     assert match, history.stop_reason
     E = model.E.detach()
     values = (E @ model.v.detach())[data.X]
