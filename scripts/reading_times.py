@@ -2,8 +2,8 @@
 
 The time is ``token_selection.reading_time`` (the reading formula of CONTRIBUTING.md, "Reading
 times", plus the minutes each exercise states on its first line). The page shows the total only,
-``**Time.** About 2 h 30 min, exercises included.``; what follows in the paragraph (how long the
-code runs) is kept.
+``**Time.** About 2 h 30 min: reading 50 min, exercises 1 h 40 min.`` (with the proof's minutes where a chapter
+prices one); what follows in the paragraph (how long the code runs) is kept.
 
     python scripts/reading_times.py            # print each chapter's counts and time
     python scripts/reading_times.py --check    # exit 1 naming each chapter whose line differs or an exercise without a time
@@ -16,6 +16,7 @@ import argparse
 import json
 import re
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from token_selection import reading_time as rt
@@ -28,9 +29,18 @@ TIME_SENTENCE = re.compile(r"\*\*Time\.\*\*(?:[^.(]|\([^)]*\))*\.(?=\s|$)")
 STATED = re.compile(r"about (?:(\d+) h(?: (\d+) min)?|(\d+) min(?:utes)?)\b", re.IGNORECASE)
 
 
-def time_line(minutes: int, exercises: bool = True) -> str:
-    """The chapter's time sentence for ``minutes`` (``exercises``: whether the chapter has any)."""
-    return f"**Time.** About {rt.in_words(minutes)}{', exercises included' if exercises else ''}."
+def time_line(minutes: int, exercises: Sequence[int] = (), proofs: Sequence[int] = ()) -> str:
+    """The chapter's time sentence: ``minutes`` in all, split into its reading, its priced proofs (``proofs``, each
+    one's stated minutes) and its exercises (``exercises``, likewise). The reading is what the others leave of the
+    total, as on the front page's table, so the parts add up to it."""
+    if not exercises and not proofs:
+        return f"**Time.** About {rt.in_words(minutes)}."
+    parts = [f"reading {rt.in_words(minutes - sum(exercises) - sum(proofs))}"]
+    if proofs:
+        parts.append(f"{'the proof' if len(proofs) == 1 else f'{len(proofs)} proofs'} {rt.in_words(sum(proofs))}")
+    if exercises:
+        parts.append(f"exercises {rt.in_words(sum(exercises))}")
+    return f"**Time.** About {rt.in_words(minutes)}: {', '.join(parts)}."
 
 
 def stated(source: str) -> int | None:
@@ -70,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
             status = 1
             continue
         source = "".join(holder["source"])
-        have, line = stated(source), time_line(want, bool(counts.exercises))
+        have, line = stated(source), time_line(want, [m for _, m in counts.exercises], counts.proofs)
         if args.write:
             if line not in source:
                 new = TIME_SENTENCE.sub(line.replace("\\", "\\\\"), source, count=1)

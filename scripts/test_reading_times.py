@@ -37,7 +37,7 @@ def first_cell(path: Path) -> str:
 
 def test_check_fails_on_an_off_line_and_write_fixes_it_keeping_the_running_sentence(tmp_path, capsys):
     long = chapter(tmp_path / "01_long.ipynb", 7321, [15, 40], time="**Time.** About 45 minutes to read.")
-    short = chapter(tmp_path / "02_short.ipynb", 333, [10], time="**Time.** About 40 min, exercises included.")
+    short = chapter(tmp_path / "02_short.ipynb", 333, [10], time="**Time.** About 40 min: reading 30 min, exercises 10 min.")
     assert reading_times.main(["--check", str(long), str(short)]) == 1
     out = capsys.readouterr().out
     assert "01_long.ipynb" in out and "give 140" in out  # 7321 / 85 + 15 + 40 = 141.1 -> 140
@@ -71,8 +71,27 @@ def test_an_old_line_with_the_formula_is_replaced_by_the_total(tmp_path):
     )
     path = chapter(tmp_path / "01_old.ipynb", 333, [20], time=old)  # 333 / 85 + 20 = 23.9 -> 25
     assert reading_times.main(["--write", str(path)]) == 0
-    assert first_cell(path).startswith("# A chapter\n\n**Time.** About 25 min, exercises included.\nRunning")
+    assert first_cell(path).startswith("# A chapter\n\n**Time.** About 25 min: reading 5 min, exercises 20 min.\nRunning")
     assert reading_times.main(["--check", str(path)]) == 0
+
+
+@pytest.mark.parametrize(
+    ("minutes", "exercises", "proofs", "line"),
+    [
+        (155, [115], [15], "**Time.** About 2 h 35 min: reading 25 min, the proof 15 min, exercises 1 h 55 min."),
+        (
+            355,
+            [25, 20, 60, 30, 20],
+            [90],
+            "**Time.** About 5 h 55 min: reading 1 h 50 min, the proof 1 h 30 min, exercises 2 h 35 min.",
+        ),
+        (100, [20, 20], [30, 10], "**Time.** About 1 h 40 min: reading 20 min, 2 proofs 40 min, exercises 40 min."),
+        (45, [], [], "**Time.** About 45 min."),  # reading alone: no split
+    ],
+)
+def test_the_time_line_splits_the_total_into_parts_that_add_up(minutes, exercises, proofs, line):
+    assert reading_times.time_line(minutes, exercises, proofs) == line
+    assert reading_times.stated(line) == minutes
 
 
 @pytest.mark.parametrize(("line", "minutes"), [("About 2 h 30 min.", 150), ("About 2 h.", 120), ("about 45 min", 45)])

@@ -26,7 +26,9 @@ def watch(tmp_path: Path, limit: str, hangs: int, code: int = 0) -> tuple[int, i
     count = tmp_path / "runs"
     done = subprocess.run(
         ["bash", str(WATCHDOG), limit, sys.executable, "-c", SCRIPT, str(count), str(hangs), str(code)],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     runs = len(count.read_text().splitlines()) if count.exists() else 0
     return done.returncode, runs, done.stderr
