@@ -304,10 +304,10 @@ def draw_04c(ns: dict):
         ax.set_ylim(-0.05 * size, size)
         ax.set_xlabel("along the direction that selects both", fontsize=7)
         _small(ax)
-    axes[0].set_ylabel("towards the one-sided direction", fontsize=7)
+    axes[0].set_ylabel("at right angles to it,\ntowards the one-sided direction", fontsize=7)
     axes[0].set_title("the whole runs")
     axes[1].set_title(r"near the start, up to $2.5\rho^*$")
-    axes[0].legend(fontsize=6.5, loc="upper right")  # the whole runs leave that corner empty
+    axes[0].legend(fontsize=6.5, loc="center right")  # the whole runs leave the right of the panel empty
     fig.tight_layout()
     ends = {name: float(path[-1] @ p_loc / path[-1].norm()) for name, path in paths.items()}
     return fig, {
