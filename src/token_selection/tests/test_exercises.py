@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from token_selection.exercises import check_exercise, lookup_exercise, not_attempted
+from token_selection.exercises import check_exercise, label_for, lookup_exercise, not_attempted
 
 
 def reference(x, scale=1.0):
@@ -161,3 +161,28 @@ def test_an_exercise_is_looked_up_with_its_cases_built_and_an_unknown_one_is_nam
     assert lookup_exercise(registry, "ch9-ex-square") == (reference, CASES) and built == [1]
     with pytest.raises(ValueError, match=r"^unknown exercise 'ch9-ex-cube'; known: \['ch9-ex-square'\]$"):
         lookup_exercise(registry, "ch9-ex-cube")
+
+
+STUBS = {"my_square": "ex-square", "my_cube": "ex-cube"}
+
+
+def test_the_exercise_is_the_label_given_or_the_one_whose_stub_bears_the_name():
+    def my_cube(x):
+        return x**3
+
+    assert label_for(my_cube, STUBS) == "ex-cube"
+    assert label_for(my_cube, STUBS, "ex-square") == "ex-square", "a label wins over the name"
+    assert label_for(my_cube, STUBS, "") == "", "an empty label is still a label: the registry names it unknown"
+
+
+@pytest.mark.parametrize(
+    ("candidate", "named"),
+    [(lambda x: x, "'<lambda>'"), (functools.partial(reference), "'this function'"), (reference, "'reference'")],
+)
+def test_a_function_whose_name_is_no_stub_s_is_told_the_stubs_and_the_labels(candidate, named):
+    with pytest.raises(ValueError) as raised:
+        label_for(candidate, STUBS)
+    message = str(raised.value)
+    assert message.startswith(f"cannot tell which exercise {named} answers"), "the function it could not place"
+    assert "stub's name (one of ['my_cube', 'my_square'])" in message, "the stubs it knows, sorted"
+    assert message.endswith("check(function, label), with a label among ['ex-cube', 'ex-square']"), "the labels"
