@@ -23,7 +23,7 @@ def check_factor_for_alignment(candidate: Callable[[float], float]) -> bool | No
     (at 0.998 the result is 15.8, and 1 - 0.998^2 loses about 3 of 16 digits).
     """
     cases = [((target,), {}) for target in ALIGNMENTS]
-    return check_exercise(candidate, factor_for_alignment, cases, rtol=1e-9, atol=1e-12, name="factor_for_alignment")
+    return check_exercise(candidate, factor_for_alignment, cases, rtol=1e-9, atol=1e-12)
 
 
 def _selection_cases() -> list[tuple[tuple, dict]]:
@@ -46,8 +46,7 @@ def check_selected_per_sequence(candidate: Callable[..., float]) -> bool | None:
     Tolerance: absolute 1e-12, since the answer is a mean of integer counts over 40 sequences
     (a single miscounted token moves it by 0.025).
     """
-    return check_exercise(candidate, selected_relevant_per_sequence, _selection_cases(), rtol=0.0, atol=1e-12,
-                          name="selected_per_sequence")  # fmt: skip
+    return check_exercise(candidate, selected_relevant_per_sequence, _selection_cases(), rtol=0.0, atol=1e-12)
 
 
 CHECKERS: dict[str, Callable[[Callable[..., float]], bool | None]] = {

@@ -258,7 +258,7 @@ def load_or_compute_grid(path: Path = GRID_PATH, *, jobs: int = 1, progress: boo
     try:
         grid = read_grid(path)
         digest = checksum_path(path).read_text().split()[0]
-        return grid, f"loaded the cached grid {Path(path).name} ({len(grid['points'])} points, sha256 {digest[:12]}...)"
+        return grid, f"loaded the cached grid ({Path(path).name}, {len(grid['points'])} points, sha256 {digest[:12]}...)"
     except GridCacheError as error:
         start = time.perf_counter()
         grid = compute_grid(jobs=jobs, progress=progress)

@@ -23,15 +23,18 @@ def test_checkers_accept_the_reference_and_report_a_stub():
 
 def test_factor_checker_rejects_the_squared_law():
     # a classic slip: inverting r^2 / (1 + r^2) instead of r / sqrt(1 + r^2)
-    with pytest.raises(AssertionError, match="factor_for_alignment, case 2"):
-        check_factor_for_alignment(lambda target: (target / (1 - target)) ** 0.5)
+    def factor(target):
+        return (target / (1 - target)) ** 0.5
+
+    with pytest.raises(AssertionError, match="factor, case 2"):  # named as the learner named it
+        check_factor_for_alignment(factor)
 
 
 def test_selection_checker_rejects_counting_positions():
     def positions(attention, X, relevant, vocab_size):
         return float(((attention >= 0.01) & relevant).sum(1).double().mean())
 
-    with pytest.raises(AssertionError, match="selected_per_sequence, case 1"):
+    with pytest.raises(AssertionError, match="positions, case 1"):
         check_selected_per_sequence(positions)
 
 
@@ -41,17 +44,19 @@ def test_selection_checker_rejects_judging_each_repeat_alone():
                   for row, rel, att in zip(X, relevant, attention, strict=True)]  # fmt: skip
         return float(torch.tensor(counts, dtype=torch.float64).mean())
 
-    with pytest.raises(AssertionError, match="selected_per_sequence, case 2"):
+    with pytest.raises(AssertionError, match="per_position, case 2"):
         check_selected_per_sequence(per_position)
 
 
 @pytest.fixture
 def handed(monkeypatch):
-    """What each checker hands to ``check_exercise``: name -> (reference, cases, tolerances)."""
+    """What each checker hands to ``check_exercise``: the reference's name -> (reference, cases, tolerances); the
+    message names the candidate, as ``check_exercise`` does by default."""
     seen = {}
 
-    def spy(candidate, reference, cases, *, name, **tolerances):
-        seen[name] = (reference, cases, tolerances)
+    def spy(candidate, reference, cases, **tolerances):
+        assert "name" not in tolerances, "the checker's messages name the learner's function, not the reference"
+        seen[reference.__name__] = (reference, cases, tolerances)
         return True
 
     monkeypatch.setattr(exercises, "check_exercise", spy)
@@ -62,8 +67,8 @@ def handed(monkeypatch):
 def test_each_checker_compares_with_its_reference_at_its_documented_tolerance(handed):
     assert handed["factor_for_alignment"][0] is factor_for_alignment
     assert handed["factor_for_alignment"][2] == {"rtol": 1e-9, "atol": 1e-12}
-    assert handed["selected_per_sequence"][0] is selected_relevant_per_sequence
-    assert handed["selected_per_sequence"][2] == {"rtol": 0.0, "atol": 1e-12}
+    assert handed["selected_relevant_per_sequence"][0] is selected_relevant_per_sequence
+    assert handed["selected_relevant_per_sequence"][2] == {"rtol": 0.0, "atol": 1e-12}
     assert [args for args, _ in handed["factor_for_alignment"][1]] == [(target,) for target in ALIGNMENTS]
 
 
@@ -84,7 +89,7 @@ def test_the_selection_checker_takes_no_relative_slack():
 
 
 def test_the_selection_cases_are_uneven_valid_and_put_tokens_around_the_threshold(handed):
-    _, cases, _ = handed["selected_per_sequence"]
+    _, cases, _ = handed["selected_relevant_per_sequence"]
     assert [tuple(args[1].shape) for args, _ in cases] == [(40, 8), (40, 32), (40, 64)]  # three sequence lengths
     largest = 0
     for (attention, X, relevant, V), kwargs in cases:
@@ -117,8 +122,11 @@ def test_check_runs_the_checker_of_its_label_and_prints_one_line(capsys):
     assert check(factor_for_alignment, "ch5-ex-factor") is None
     assert check(selected_relevant_per_sequence, "ch5-ex-selected") is None
     out = capsys.readouterr().out.splitlines()
-    assert out == ["factor_for_alignment: correct on all 7 cases", "selected_per_sequence: correct on all 3 cases"]
-    with pytest.raises(AssertionError, match="factor_for_alignment, case 2"):
+    assert out == [  # each line names the function checked, as the learner's stub would be named
+        "factor_for_alignment: correct on all 7 cases",
+        "selected_relevant_per_sequence: correct on all 3 cases",
+    ]
+    with pytest.raises(AssertionError, match="your function, case 2"):  # a lambda has no name to show
         check(lambda target: (target / (1 - target)) ** 0.5, "ch5-ex-factor")
     with pytest.raises(ValueError, match=r"unknown exercise 'ch5-ex-length'.*'ch5-ex-factor', 'ch5-ex-selected'"):
         check(factor_for_alignment, "ch5-ex-length")

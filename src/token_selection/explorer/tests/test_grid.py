@@ -335,7 +335,7 @@ def test_load_or_compute_grid_says_what_it_loaded(tmp_path, monkeypatch):
     digest = write_grid(_tiny(3), path)
     monkeypatch.setattr(grid_module, "compute_grid", _no_recomputing)
     grid, status = load_or_compute_grid(path)
-    assert grid == _tiny(3) and status == f"loaded the cached grid grid.json (3 points, sha256 {digest[:12]}...)"
+    assert grid == _tiny(3) and status == f"loaded the cached grid (grid.json, 3 points, sha256 {digest[:12]}...)"
 
 
 def test_load_or_compute_grid_recomputes_with_the_jobs_and_progress_asked_for(tmp_path, monkeypatch):
