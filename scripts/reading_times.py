@@ -29,13 +29,13 @@ TIME_SENTENCE = re.compile(r"\*\*Time\.\*\*(?:[^.(]|\([^)]*\))*\.(?=\s|$)")
 STATED = re.compile(r"about (?:(\d+) h(?: (\d+) min)?|(\d+) min(?:utes)?)\b", re.IGNORECASE)
 
 
-def time_line(minutes: int, exercises: Sequence[int] = (), proofs: Sequence[int] = ()) -> str:
-    """The chapter's time sentence: ``minutes`` in all, split into its reading, its priced proofs (``proofs``, each
-    one's stated minutes) and its exercises (``exercises``, likewise). The reading is what the others leave of the
-    total, as on the front page's table, so the parts add up to it."""
+def time_line(minutes: int, reading: int, exercises: Sequence[int] = (), proofs: Sequence[int] = ()) -> str:
+    """The chapter's time sentence: ``minutes`` in all, split into its ``reading`` (``reading_time.reading_alone``,
+    the front page's reading column), its priced proofs (``proofs``, each one's stated minutes) and its exercises
+    (``exercises``, likewise)."""
     if not exercises and not proofs:
         return f"**Time.** About {rt.in_words(minutes)}."
-    parts = [f"reading {rt.in_words(minutes - sum(exercises) - sum(proofs))}"]
+    parts = [f"reading {rt.in_words(reading)}"]
     if proofs:
         parts.append(f"{'the proof' if len(proofs) == 1 else f'{len(proofs)} proofs'} {rt.in_words(sum(proofs))}")
     if exercises:
@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
             status = 1
             continue
         source = "".join(holder["source"])
-        have, line = stated(source), time_line(want, [m for _, m in counts.exercises], counts.proofs)
+        have, line = stated(source), time_line(want, rt.reading_alone(counts), [m for _, m in counts.exercises], counts.proofs)
         if args.write:
             if line not in source:
                 new = TIME_SENTENCE.sub(line.replace("\\", "\\\\"), source, count=1)

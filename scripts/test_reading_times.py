@@ -76,21 +76,22 @@ def test_an_old_line_with_the_formula_is_replaced_by_the_total(tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("minutes", "exercises", "proofs", "line"),
+    ("minutes", "reading", "exercises", "proofs", "line"),
     [
-        (155, [115], [15], "**Time.** About 2 h 35 min: reading 25 min, the proof 15 min, exercises 1 h 55 min."),
+        (155, 25, [115], [15], "**Time.** About 2 h 35 min: reading 25 min, the proof 15 min, exercises 1 h 55 min."),
         (
             355,
+            110,
             [25, 20, 60, 30, 20],
             [90],
             "**Time.** About 5 h 55 min: reading 1 h 50 min, the proof 1 h 30 min, exercises 2 h 35 min.",
         ),
-        (100, [20, 20], [30, 10], "**Time.** About 1 h 40 min: reading 20 min, 2 proofs 40 min, exercises 40 min."),
-        (45, [], [], "**Time.** About 45 min."),  # reading alone: no split
+        (100, 20, [20, 20], [30, 10], "**Time.** About 1 h 40 min: reading 20 min, 2 proofs 40 min, exercises 40 min."),
+        (45, 45, [], [], "**Time.** About 45 min."),  # reading alone: no split
     ],
 )
-def test_the_time_line_splits_the_total_into_parts_that_add_up(minutes, exercises, proofs, line):
-    assert reading_times.time_line(minutes, exercises, proofs) == line
+def test_the_time_line_splits_the_total_into_parts_that_add_up(minutes, reading, exercises, proofs, line):
+    assert reading_times.time_line(minutes, reading, exercises, proofs) == line
     assert reading_times.stated(line) == minutes
 
 

@@ -255,9 +255,20 @@ def reading_minutes(counts: Counts) -> float:
     )
 
 
+def priced_minutes(counts: Counts) -> int:
+    """The minutes a chapter's exercises and priced proofs state, together."""
+    return sum(m for _, m in counts.exercises) + sum(counts.proofs)
+
+
 def minutes(counts: Counts) -> float:
     """Reading plus every exercise's and every priced proof's stated minutes, unrounded."""
-    return reading_minutes(counts) + sum(m for _, m in counts.exercises) + sum(counts.proofs)
+    return reading_minutes(counts) + priced_minutes(counts)
+
+
+def reading_alone(counts: Counts) -> int:
+    """A chapter's reading alone: its rounded time less the minutes its exercises and priced proofs state, rounded in
+    turn. The front page's reading column and the first part of each chapter's Time line are this number."""
+    return rounded(rounded(minutes(counts)) - priced_minutes(counts))
 
 
 def rounded(value: float, step: int = ROUND_TO) -> int:

@@ -167,6 +167,15 @@ def test_the_reading_formula_counts_each_quantity_at_its_documented_price():
     assert "stated minutes" in rt.FORMULA_TEXT
 
 
+def test_the_reading_alone_is_the_rounded_time_less_the_priced_minutes_rounded_in_turn():
+    # 255 words, an equation, 20 code lines, 6 values: 8 min of reading; exercises 20 + 12 and a 15-minute proof
+    counts = rt.Counts(255, 1, 20, 6, (("a", 20), ("b", 12)), (15,))
+    assert rt.priced_minutes(counts) == 47 and rt.rounded(rt.minutes(counts)) == 55
+    assert rt.reading_alone(counts) == 10, "55 - 47 = 8, rounded to the nearest 5 as the total is"
+    assert rt.reading_alone(rt.Counts(0, 0, 0, 0)) == 5, "never below one step, as the total"
+    assert rt.reading_alone(rt.Counts(255, 1, 20, 6, (("a", 20),))) == 10, "30 - 20"
+
+
 @pytest.mark.parametrize(("total", "words"), [(40, "40 min"), (60, "1 h"), (65, "1 h 5 min"), (150, "2 h 30 min")])
 def test_a_time_in_hours_and_minutes(total, words):
     assert rt.in_words(total) == words
