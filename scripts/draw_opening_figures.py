@@ -304,11 +304,13 @@ def draw_04c(ns: dict):
         ax.set_ylim(-0.05 * size, size)
         ax.set_xlabel("along the direction that selects both", fontsize=7)
         _small(ax)
-    axes[0].set_ylabel("at right angles to it,\ntowards the one-sided direction", fontsize=7)
+    for ax in axes:
+        ax.set_ylabel("at right angles to it,\ntowards the one-sided direction", fontsize=7)
     axes[0].set_title("the whole runs")
     axes[1].set_title(r"near the start, up to $2.5\rho^*$")
-    axes[0].legend(fontsize=6.5, loc="center right")  # the whole runs leave the right of the panel empty
-    fig.tight_layout()
+    # under both panels, clear of every path
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=3, fontsize=6.5)
+    fig.tight_layout(rect=(0, 0.14, 1, 1))
     ends = {name: float(path[-1] @ p_loc / path[-1].norm()) for name, path in paths.items()}
     return fig, {
         "rho_star": float(rho_star),
